@@ -1,0 +1,1 @@
+"""Baseline agents, each a single runnable file (``python baselines/<name>.py``)."""

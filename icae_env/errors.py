@@ -1,0 +1,69 @@
+"""Typed errors raised by icae-env.
+
+A short, flat hierarchy in the spirit of ``gymnasium.error``: every error derives from
+:class:`IcaeEnvError`, and the ones that signal bad values also derive from :class:`ValueError`
+so that callers may catch either. Agent mistakes inside an episode are never raised; they come back
+as observations.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "IcaeEnvError",
+    "TaskValidationError",
+    "TaskNotFoundError",
+    "IcaeImportError",
+    "ConfigError",
+    "SandboxError",
+    "SandboxPathError",
+    "DependencyNotInstalled",
+]
+
+
+class IcaeEnvError(Exception):
+    """Base class of every error raised by icae-env."""
+
+
+class TaskValidationError(IcaeEnvError, ValueError):
+    """A task file is malformed.
+
+    The message is one line: ``<file>: <field>: <what is wrong>``.
+
+    Attributes:
+        file: Path of the offending file.
+        field: Dotted path of the offending field inside that file (``"-"`` for the whole file).
+        reason: What is wrong, with the expected and received value where it helps.
+    """
+
+    def __init__(self, file: str, field: str, reason: str) -> None:
+        self.file = str(file)
+        self.field = field or "-"
+        self.reason = " ".join(reason.split())
+        super().__init__(f"{self.file}: {self.field}: {self.reason}")
+
+
+class TaskNotFoundError(IcaeEnvError, LookupError):
+    """A task name or path does not resolve to a task pack."""
+
+
+class IcaeImportError(IcaeEnvError, ValueError):
+    """An ICAE-Bench data root cannot be imported (missing files, unknown alias, unusable record)."""
+
+
+class ConfigError(IcaeEnvError, ValueError):
+    """A configuration file or option is invalid; the message names the file and the field."""
+
+
+class SandboxError(IcaeEnvError, RuntimeError):
+    """A sandbox could not be started or used (programmer or infrastructure error, not an agent mistake)."""
+
+
+class SandboxPathError(SandboxError, ValueError):
+    """A path given to a sandbox file operation escapes the workspace."""
+
+
+class DependencyNotInstalled(IcaeEnvError, ImportError):
+    """An optional dependency is missing; the message names the extra that installs it."""
+
+    def __init__(self, package: str, extra: str) -> None:
+        super().__init__(f'{package} is not installed; run `pip install "icae-env[{extra}]"`')

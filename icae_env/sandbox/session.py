@@ -1,0 +1,245 @@
+"""A persistent bash session driven over pipes: the fast path behind every local ``exec``.
+
+The host writes the command to a file in a control directory and sends one line that sources it with the
+command's stdin, stdout and stderr redirected, then prints a marker carrying the exit status on the shell's own
+stdout. Starting one shell per sandbox instead of one per command keeps ``exec`` close to a raw subprocess and
+keeps ``cd`` and variables between commands. A time-out signals the shell (its trap abandons the rest of the
+command) and kills the command's process tree; when the shell itself does not come back, the whole session is
+killed and restarted on the next command.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["ShellSession", "descendants", "kill_tree"]
+
+_GRACE_S = 1.0
+_POLL_S = 0.25
+# On time-out the host sends SIGUSR1: the trap returns from the sourced command file, skipping the rest.
+_PRELUDE = b"trap 'return 124 2>/dev/null' USR1\n"
+
+
+def _children_map() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rfind(b")") + 2 :].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    return children
+
+
+def descendants(pid: int) -> list[int]:
+    """Return every live descendant of ``pid`` (host pids, any depth)."""
+    tree = _children_map()
+    found: list[int] = []
+    stack = list(tree.get(pid, []))
+    while stack:
+        child = stack.pop()
+        found.append(child)
+        stack.extend(tree.get(child, []))
+    return found
+
+
+def kill_tree(pid: int, *, include_root: bool) -> None:
+    """SIGKILL every descendant of ``pid`` (and ``pid`` itself when ``include_root``)."""
+    targets = descendants(pid) + ([pid] if include_root else [])
+    for target in targets:
+        try:
+            os.kill(target, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+class ShellSession:
+    """One long-lived ``bash`` reading commands from a pipe.
+
+    Args:
+        argv: The command that starts bash (possibly wrapped in bubblewrap).
+        env: The scrubbed environment of the shell.
+        cwd: Host working directory for the launcher.
+        ctl_host: Host path of the control directory.
+        ctl_inner: The control directory as the shell sees it.
+        output_hard_limit: A command whose output files grow past this many bytes is killed.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: dict[str, str],
+        cwd: Path,
+        ctl_host: Path,
+        ctl_inner: str,
+        output_hard_limit: int,
+    ) -> None:
+        self._argv = list(argv)
+        self._env = env
+        self._cwd = cwd
+        self._ctl_host = ctl_host
+        self._ctl_inner = ctl_inner
+        self._hard_limit = output_hard_limit
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._nonce = secrets.token_hex(8).encode()
+        self._buffer = b""
+
+    @property
+    def alive(self) -> bool:
+        """Whether the shell process is running."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def start(self) -> None:
+        """Start the shell if it is not running."""
+        if self.alive:
+            return
+        self._buffer = b""
+        self._proc = subprocess.Popen(
+            self._argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=self._cwd,
+            env=self._env,
+            start_new_session=True,
+        )
+        assert self._proc.stdin is not None  # noqa: S101
+        self._proc.stdin.write(_PRELUDE)
+        self._proc.stdin.flush()
+
+    def run(self, command: str, timeout: float) -> tuple[int, bool, bool, float]:
+        """Run one command.
+
+        Returns:
+            ``(exit_code, timed_out, session_ended, duration_s)``; stdout and stderr are in the control files.
+        """
+        self.start()
+        assert self._proc is not None and self._proc.stdin is not None  # noqa: S101 - started above
+        (self._ctl_host / "cmd").write_text(command + "\n", encoding="utf-8", errors="surrogateescape")
+        ctl = self._ctl_inner
+        line = (
+            f"{{ . {ctl}/cmd; }} </dev/null >{ctl}/out 2>{ctl}/err; "
+            f"printf '\\n%s %d\\n' {self._nonce.decode()} \"$?\"\n"
+        )
+        started = time.monotonic()
+        try:
+            self._proc.stdin.write(line.encode())
+            self._proc.stdin.flush()
+        except BrokenPipeError:
+            return self._ended(started)
+        return self._wait(started, started + timeout)
+
+    def _wait(self, started: float, deadline: float) -> tuple[int, bool, bool, float]:
+        timed_out = False
+        while True:
+            now = time.monotonic()
+            if not timed_out and (now >= deadline or self._output_too_large()):
+                timed_out = True
+                self._kill_command()
+                deadline = now + _GRACE_S
+            elif timed_out and now >= deadline:
+                self.kill()
+                return 124, True, True, time.monotonic() - started
+            status = self._read_marker(min(_POLL_S, max(deadline - now, 0.0)))
+            if status == "eof":
+                code, _, ended, duration = self._ended(started)
+                return (124 if timed_out else code), timed_out, ended, duration
+            if status is not None:
+                return (124 if timed_out else int(status)), timed_out, False, time.monotonic() - started
+
+    def _read_marker(self, wait: float) -> str | None:
+        assert self._proc is not None and self._proc.stdout is not None  # noqa: S101
+        fd = self._proc.stdout.fileno()
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            return None
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return "eof"
+        self._buffer += chunk
+        key = b"\n" + self._nonce + b" "
+        at = self._buffer.rfind(key)
+        if at < 0 or not self._buffer.endswith(b"\n"):
+            return None
+        status = self._buffer[at + len(key) :].strip().decode()
+        self._buffer = b""
+        return status
+
+    def _output_too_large(self) -> bool:
+        for name in ("out", "err"):
+            try:
+                if os.stat(self._ctl_host / name).st_size > self._hard_limit:
+                    return True
+            except OSError:
+                pass
+        return False
+
+    def _shell_pid(self) -> int | None:
+        """Host pid of the bash process (below any bubblewrap launcher)."""
+        assert self._proc is not None  # noqa: S101
+        pid = self._proc.pid
+        for _ in range(3):
+            try:
+                comm = Path(f"/proc/{pid}/comm").read_text().strip()
+            except OSError:
+                return None
+            if comm == "bash":
+                return pid
+            children = _children_map().get(pid, [])
+            if not children:
+                return None
+            pid = children[0]
+        return None
+
+    def _kill_command(self) -> None:
+        """Abort the running command: its trap makes the shell return from the command file, children die."""
+        shell = self._shell_pid()
+        if shell is None:
+            return
+        try:
+            os.kill(shell, signal.SIGUSR1)
+        except ProcessLookupError:
+            return
+        kill_tree(shell, include_root=False)
+
+    def _ended(self, started: float) -> tuple[int, bool, bool, float]:
+        assert self._proc is not None  # noqa: S101
+        try:
+            code = self._proc.wait(timeout=_GRACE_S)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = -9
+        self._proc = None
+        return (code if code >= 0 else 128 - code), False, True, time.monotonic() - started
+
+    def kill(self) -> None:
+        """Kill the shell, its launcher and every process below them."""
+        if self._proc is None:
+            return
+        kill_tree(self._proc.pid, include_root=True)
+        try:
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for stream in (self._proc.stdin, self._proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self._proc = None

@@ -1,0 +1,302 @@
+"""Import tasks from an ICAE-Bench data root, and export icae-env tasks in that layout.
+
+The layout is described in ``../shared/icae-format.md``: ``user_agent/prd_json{,_medium,_easy}/<alias>.json``,
+``fuzzy_prds{,_medium,_easy}/<alias>/start.md``, ``repo_alias.json`` and the optional separate downloads
+``rcb_tests_repos/<key>/rcb_tests/<tier>/*.json`` and ``realcode_repos/<key>/``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from icae_env.errors import IcaeImportError
+from icae_env.tasks.icae_records import Notes, as_text, read_cases, read_constraints, read_pointers
+from icae_env.tasks.models import TIER_DIRS, TIERS, CaseFile, LevelSpec, Task, TestTiers
+from icae_env.tasks.runtimes import default_runtime, normalise_language
+
+__all__ = ["load_icae_bench", "export_icae", "LEVEL_DIRS", "PRD_HEADER"]
+
+LEVEL_DIRS: dict[str, tuple[str, str]] = {
+    "L1": ("prd_json", "fuzzy_prds"),
+    "L2": ("prd_json_medium", "fuzzy_prds_medium"),
+    "L3": ("prd_json_easy", "fuzzy_prds_easy"),
+}
+PRD_HEADER = "## Product Requirement Document\n\n"
+_DIFFICULTY = {"normal": "L1", "medium": "L2", "easy": "L3"}
+_DEFAULT_FALLBACK = "I don't have specific details on that aspect. Could you ask about something else?"
+_LANGUAGE_NAMES = {"javascript": "JavaScript", "typescript": "TypeScript", "c++": "C++", "c#": "C#", "php": "PHP"}
+
+
+def _read_alias_table(root: Path) -> dict[str, Any]:
+    path = root / "repo_alias.json"
+    if not path.is_file():
+        return {}
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise IcaeImportError(f"{path}: -: not valid JSON ({exc})") from None
+    return table if isinstance(table, dict) else {}
+
+
+def _resolve_alias(table: dict[str, Any], alias: str) -> tuple[str, dict[str, Any]]:
+    if alias in table and isinstance(table[alias], dict):
+        return alias, table[alias]
+    for name, meta in table.items():
+        if isinstance(meta, dict) and meta.get("key") == alias:
+            return name, meta
+    return alias, {}
+
+
+def _read_level_file(root: Path, alias: str, level: str, notes: Notes) -> dict[str, Any] | None:
+    path = root / "user_agent" / LEVEL_DIRS[level][0] / f"{alias}.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        notes.add(f"{level}: {path.name} is not valid JSON ({exc.__class__.__name__}), level skipped")
+        return None
+    if not isinstance(data, dict):
+        notes.add(f"{level}: {path.name} is not a JSON object, level skipped")
+        return None
+    return data
+
+
+def _level_prd(root: Path, alias: str, level: str, data: dict[str, Any], notes: Notes) -> str:
+    start = root / LEVEL_DIRS[level][1] / alias / "start.md"
+    if start.is_file():
+        return start.read_text(encoding="utf-8", errors="replace")
+    fuzzy = data.get("fuzzy_prd")
+    if isinstance(fuzzy, list):
+        fuzzy = "\n\n".join(as_text(part) for part in fuzzy)
+        notes.add(f"{level}: fuzzy_prd given as a list of parts, joined")
+    if not isinstance(fuzzy, str) or not fuzzy.strip():
+        notes.add(f"{level}: no start.md and no usable fuzzy_prd; PRD is empty")
+        fuzzy = ""
+    return PRD_HEADER + as_text(fuzzy)
+
+
+def _level_spec(root: Path, alias: str, level: str, data: dict[str, Any], notes: Notes) -> LevelSpec:
+    oracle = data.get("oracle_data")
+    if not isinstance(oracle, dict):
+        notes.add(f"{level}: no oracle_data object; records read from the top level")
+        oracle = data
+    extra = sorted(k for k in data if k.startswith("_"))
+    if extra:
+        notes.add(f"{level}: ignored metadata keys {extra}")
+    fallback = as_text(oracle.get("fallback_response")).strip()
+    if not fallback:
+        notes.add(f"{level}: no fallback_response; a default one is used")
+    signature = oracle.get("golden_api_signature")
+    if isinstance(signature, list):
+        signature = "\n".join(as_text(s) for s in signature)
+        notes.add(f"{level}: golden_api_signature given as a list, joined by newlines")
+    return LevelSpec(
+        prd=_level_prd(root, alias, level, data, notes),
+        hidden_constraints=read_constraints(oracle.get("hidden_constraints"), level, notes),
+        context_pointers=read_pointers(oracle.get("context_pointers"), level, notes),
+        golden_api_signature=as_text(signature),
+        fallback_response=fallback or _DEFAULT_FALLBACK,
+    )
+
+
+def _embedded_public(raw: Any, notes: Notes) -> tuple[CaseFile, ...]:
+    if isinstance(raw, list):
+        raw = {f"feature{i + 1}.json": item for i, item in enumerate(raw)}
+        notes.add("public_test_cases: a list of files, named feature<N>")
+    files = []
+    for name, content in raw.items() if isinstance(raw, dict) else []:
+        stem = str(name)[:-5] if str(name).endswith(".json") else str(name)
+        parsed = read_cases(content, f"public_test_cases/{name}", notes)
+        if parsed is not None:
+            files.append(CaseFile(stem=stem, description=parsed[0], cases=parsed[1]))
+    return tuple(sorted(files, key=lambda f: f.stem))
+
+
+def _tier_dir(root: Path, names: tuple[str, ...], tier: str) -> Path | None:
+    for name in names:
+        for candidate in (root / "rcb_tests_repos" / name / "rcb_tests" / tier, root / "rcb_tests_repos" / name / tier):
+            if candidate.is_dir():
+                return candidate
+    return None
+
+
+def _load_tier_dir(folder: Path, notes: Notes) -> tuple[CaseFile, ...]:
+    files = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8-sig"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            notes.add(f"{folder.name}/{path.name}: not valid JSON, skipped")
+            continue
+        parsed = read_cases(raw, f"{folder.name}/{path.name}", notes)
+        if parsed is not None:
+            files.append(CaseFile(stem=path.stem, description=parsed[0], cases=parsed[1]))
+    return tuple(files)
+
+
+def _tiers(root: Path, names: tuple[str, ...], public: tuple[CaseFile, ...], notes: Notes) -> TestTiers:
+    found: dict[str, tuple[CaseFile, ...]] = {}
+    for tier in TIERS:
+        folder = _tier_dir(root, names, TIER_DIRS[tier])
+        if folder is not None:
+            found[tier] = _load_tier_dir(folder, notes)
+    if not found.get("public"):
+        found["public"] = public
+    missing = [t for t in ("native", "enhanced") if not found.get(t)]
+    if missing:
+        notes.add(f"hidden tiers not available ({', '.join(missing)}): rcb_tests_repos/<key> not found or empty")
+    return TestTiers(**found)
+
+
+_EXTENSION_LANGUAGE = {
+    ".py": "python",
+    ".js": "javascript",
+    ".ts": "typescript",
+    ".go": "go",
+    ".rs": "rust",
+    ".rb": "ruby",
+    ".java": "java",
+    ".kt": "kotlin",
+    ".php": "php",
+    ".dart": "dart",
+    ".cpp": "c++",
+    ".cs": "c#",
+}
+
+
+def _language(meta: dict[str, Any], golden: Path | None, notes: Notes) -> str:
+    language = meta.get("language")
+    if isinstance(language, str) and language.strip():
+        return normalise_language(language)
+    counts: dict[str, int] = {}
+    for path in golden.rglob("*") if golden else ():
+        if path.suffix in _EXTENSION_LANGUAGE:
+            counts[_EXTENSION_LANGUAGE[path.suffix]] = counts.get(_EXTENSION_LANGUAGE[path.suffix], 0) + 1
+    guess = max(counts, key=counts.__getitem__) if counts else "unknown"
+    notes.add(f"language not in repo_alias.json; {'inferred from the golden: ' + guess if counts else 'unknown'}")
+    return guess
+
+
+def load_icae_bench(root: str | Path, alias: str, level: str = "L1") -> Task:
+    """Load one ICAE-Bench task (all levels present) from a data root.
+
+    Args:
+        root: The ICAE-Bench data root.
+        alias: The task alias (``realcode@001``) or its ``owner__repo`` key.
+        level: The task's default level (``L1``/``L2``/``L3`` or ICAE's ``normal``/``medium``/``easy``); its
+            record file must exist.
+
+    Returns:
+        A strict :class:`Task`; ``task.notes`` lists what was normalised, ``task.available_tiers`` which tiers
+        it has (public only without the ``rcb_tests_repos`` download).
+
+    Raises:
+        IcaeImportError: when the root, alias or requested level cannot be found.
+    """
+    root = Path(root)
+    level = _DIFFICULTY.get(level, level)
+    if level not in LEVEL_DIRS:
+        raise IcaeImportError(f"level must be one of {sorted(LEVEL_DIRS)}, got {level!r}")
+    if not (root / "user_agent").is_dir():
+        raise IcaeImportError(f"{root}: not an ICAE-Bench data root (no user_agent/ directory)")
+    alias, meta = _resolve_alias(_read_alias_table(root), alias)
+    notes = Notes()
+    raw_levels = {lv: _read_level_file(root, alias, lv, notes) for lv in LEVEL_DIRS}
+    raw_levels = {lv: data for lv, data in raw_levels.items() if data is not None}
+    if level not in raw_levels:
+        have = sorted(raw_levels) or "none"
+        raise IcaeImportError(f"{root}: task {alias!r} has no usable {level} record file; levels present: {have}")
+    levels = {lv: _level_spec(root, alias, lv, data, notes) for lv, data in raw_levels.items()}
+    public = _embedded_public(raw_levels[level].get("public_test_cases"), notes)
+    key = str(meta.get("key") or alias)
+    golden = next((p for p in (root / "realcode_repos" / key, root / "realcode_repos" / alias) if p.is_dir()), None)
+    language = _language(meta, golden, notes)
+    tests = _tiers(root, (key, alias), public, notes)
+    return Task(
+        id=alias,
+        title=str(meta.get("repo_name") or key),
+        language=language,
+        runtime=default_runtime(language),
+        levels=levels,  # type: ignore[arg-type]
+        tests=tests,
+        golden_dir=golden.resolve() if golden else None,
+        default_level=level,  # type: ignore[arg-type]
+        origin=f"icae-bench:{root}",
+        notes=notes.lines(),
+    )
+
+
+def _record_json(spec: LevelSpec, task_id: str) -> dict[str, Any]:
+    return {
+        "task_id": task_id,
+        "golden_api_signature": spec.golden_api_signature,
+        "hidden_constraints": [
+            {
+                "constraint_id": r.constraint_id,
+                "trigger_keywords": list(r.trigger_keywords),
+                "oracle_response": r.oracle_response,
+            }
+            for r in spec.hidden_constraints
+        ],
+        "context_pointers": [p.model_dump() for p in spec.context_pointers],
+        "fallback_response": spec.fallback_response,
+    }
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def export_icae(task: Task, out_dir: str | Path, alias: str | None = None) -> Path:
+    """Write ``task`` into an ICAE-Bench data root (created or extended) so that ICAE tools can read it.
+
+    The ground level has no ICAE counterpart and is not written. ``load_icae_bench(out_dir, alias)`` reads the
+    result back with the same records, cases and golden solution.
+
+    Args:
+        task: The task to export.
+        out_dir: The data root to write into.
+        alias: Alias to use (default: the task id).
+
+    Returns:
+        The data root.
+    """
+    root = Path(out_dir)
+    alias = alias or task.id
+    key = alias.replace("/", "__").replace("@", "-")
+    table = _read_alias_table(root)
+    table[alias] = {
+        "alias": alias,
+        "key": key,
+        "repo_name": task.title,
+        "language": _LANGUAGE_NAMES.get(task.language, task.language.title()),
+    }
+    _write_json(root / "repo_alias.json", table)
+    public = {f"{f.stem}.json": f.to_json() for f in task.tests.public}
+    for level, (json_dir, prd_dir) in LEVEL_DIRS.items():
+        if level not in task.levels:
+            continue
+        spec = task.levels[level]  # type: ignore[index]
+        prd = spec.prd if spec.prd.startswith(PRD_HEADER) else PRD_HEADER + spec.prd
+        (root / prd_dir / alias).mkdir(parents=True, exist_ok=True)
+        (root / prd_dir / alias / "start.md").write_text(prd, encoding="utf-8")
+        body = {
+            "fuzzy_prd": prd[len(PRD_HEADER) :],
+            "oracle_data": _record_json(spec, key),
+            "public_test_cases": public,
+        }
+        _write_json(root / "user_agent" / json_dir / f"{alias}.json", body)
+    for tier in TIERS:
+        for case_file in task.tests.tier(tier):
+            _write_json(
+                root / "rcb_tests_repos" / key / "rcb_tests" / TIER_DIRS[tier] / f"{case_file.stem}.json",
+                case_file.to_json(),
+            )
+    if task.golden_dir is not None:
+        shutil.copytree(task.golden_dir, root / "realcode_repos" / key, dirs_exist_ok=True)
+    return root

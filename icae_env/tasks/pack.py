@@ -1,0 +1,261 @@
+"""Load and validate on-disk task packs (see ``docs/task-pack.md``).
+
+Every failure is a :class:`~icae_env.errors.TaskValidationError` whose message is one line naming the file
+and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from icae_env.errors import TaskValidationError
+from icae_env.tasks.boilerplate import public_cases_section, standard_records
+from icae_env.tasks.models import (
+    TIERS,
+    CaseFile,
+    ContextPointer,
+    HiddenConstraint,
+    LevelSpec,
+    Runtime,
+    Task,
+    TestCase,
+    TestTiers,
+)
+from icae_env.tasks.runtimes import default_runtime
+
+__all__ = ["load_pack", "load_case_file", "TASK_FILE"]
+
+TASK_FILE = "task.yaml"
+_PACK_LEVELS = ("L1", "L2", "L3")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _PackRuntime(_Strict):
+    toolchain: list[str] | None = None
+    image: str | None = None
+
+
+class _PackLevel(_Strict):
+    hidden: list[str]
+
+
+class _PackFile(_Strict):
+    id: str = Field(min_length=1)
+    title: str
+    language: str = Field(min_length=1)
+    runtime: _PackRuntime | None = None
+    case_timeout_s: float = Field(default=10.0, gt=0)
+    tier_timeout_s: float = Field(default=600.0, gt=0)
+    golden_api_signature: str
+    fallback_response: str = Field(min_length=1)
+    constraints: list[HiddenConstraint]
+    context_pointers: list[ContextPointer] = []
+    levels: dict[Literal["L1", "L2", "L3"], _PackLevel]
+    standard_records: bool = True
+
+
+class _CaseFileJson(_Strict):
+    description: str = ""
+    cases: list[_CaseJson]
+
+
+class _CaseJson(_Strict):
+    input: JsonValue
+    expected_output: JsonValue
+
+
+_CaseFileJson.model_rebuild()
+
+
+def _field_path(loc: tuple[Any, ...]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else str(part)
+    return path or "-"
+
+
+def _raise_from(file: Path, error: ValidationError) -> None:
+    first = error.errors()[0]
+    loc = tuple(p for p in first["loc"] if p not in ("function-after", "tagged-union"))
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown field"
+    elif first["type"] == "missing":
+        message = "missing field"
+    elif message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    if "input" in first and first["type"] not in ("missing", "extra_forbidden"):
+        message += f" (got {str(first['input'])[:80]!r})"
+    raise TaskValidationError(str(file), _field_path(loc), message) from None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise TaskValidationError(str(path), "-", f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except UnicodeDecodeError:
+        raise TaskValidationError(str(path), "-", "not valid UTF-8 text") from None
+
+
+def load_case_file(path: Path) -> CaseFile:
+    """Load one ICAE case file strictly.
+
+    Args:
+        path: A ``<stem>.json`` file holding ``{"description", "cases": [{"input", "expected_output"}]}``.
+
+    Returns:
+        The parsed :class:`CaseFile`.
+
+    Raises:
+        TaskValidationError: naming the file and field when the file is not JSON or not in the format.
+    """
+    raw = _read_json(path)
+    if not isinstance(raw, dict):
+        raise TaskValidationError(str(path), "-", f"expected a JSON object, got {type(raw).__name__}")
+    try:
+        parsed = _CaseFileJson.model_validate(raw)
+    except ValidationError as exc:
+        _raise_from(path, exc)
+    cases = tuple(TestCase(input=c.input, expected_output=c.expected_output) for c in parsed.cases)
+    return CaseFile(stem=path.stem, description=parsed.description, cases=cases)
+
+
+def _load_tier(pack: Path, tier: str) -> tuple[CaseFile, ...]:
+    folder = pack / "cases" / tier
+    if not folder.is_dir():
+        return ()
+    return tuple(load_case_file(p) for p in sorted(folder.glob("*.json")))
+
+
+def _check_enhanced_distinct(pack: Path, tests: TestTiers) -> None:
+    native = {}
+    for case_file in tests.native:
+        for j, case in enumerate(case_file.cases):
+            native.setdefault(json.dumps(case.input, sort_keys=True), f"{case_file.stem}.json cases[{j}]")
+    for case_file in tests.enhanced:
+        for i, case in enumerate(case_file.cases):
+            twin = native.get(json.dumps(case.input, sort_keys=True))
+            if twin:
+                file = pack / "cases" / "enhanced" / f"{case_file.stem}.json"
+                raise TaskValidationError(str(file), f"cases[{i}].input", f"identical to native case {twin}")
+
+
+def _read_spec(pack: Path) -> _PackFile:
+    file = pack / TASK_FILE
+    if not file.is_file():
+        raise TaskValidationError(str(file), "-", "missing task file")
+    try:
+        raw = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise TaskValidationError(str(file), "-", f"not valid YAML{where}") from None
+    if not isinstance(raw, dict):
+        raise TaskValidationError(str(file), "-", f"expected a mapping, got {type(raw).__name__}")
+    try:
+        spec = _PackFile.model_validate(raw)
+    except ValidationError as exc:
+        _raise_from(file, exc)
+    _check_ids(file, spec, pack)
+    return spec
+
+
+def _check_ids(file: Path, spec: _PackFile, pack: Path) -> None:
+    if spec.id != pack.name:
+        raise TaskValidationError(str(file), "id", f"must equal the directory name {pack.name!r}, got {spec.id!r}")
+    known: set[str] = set()
+    for i, record in enumerate(spec.constraints):
+        if record.constraint_id in known:
+            raise TaskValidationError(
+                str(file), f"constraints[{i}].constraint_id", f"duplicate constraint id {record.constraint_id!r}"
+            )
+        known.add(record.constraint_id)
+    for level, level_spec in spec.levels.items():
+        for j, cid in enumerate(level_spec.hidden):
+            if cid not in known:
+                raise TaskValidationError(
+                    str(file), f"levels.{level}.hidden[{j}]", f"unknown constraint id {cid!r}; known: {sorted(known)}"
+                )
+
+
+def _read_prd(pack: Path, level: str) -> str:
+    path = pack / "prd" / f"{level}.md"
+    if not path.is_file():
+        raise TaskValidationError(str(path), "-", f"missing PRD file for level {level}")
+    return path.read_text(encoding="utf-8").strip() + "\n"
+
+
+def _level_specs(pack: Path, spec: _PackFile, public: tuple[CaseFile, ...]) -> dict[str, LevelSpec]:
+    by_id = {c.constraint_id: c for c in spec.constraints}
+    boilerplate = standard_records(spec.language, public) if spec.standard_records else ()
+    levels: dict[str, LevelSpec] = {}
+    for level in [lv for lv in _PACK_LEVELS if lv in spec.levels] + ["ground"]:
+        prd = _read_prd(pack, level)
+        if level in ("L3", "ground"):
+            prd += public_cases_section(public)
+        hidden: tuple[HiddenConstraint, ...] = ()
+        if level != "ground":
+            hidden = tuple(by_id[cid] for cid in spec.levels[level].hidden)  # type: ignore[index]
+            if level in ("L1", "L2"):
+                hidden += boilerplate
+        pointers = tuple(p for p in spec.context_pointers if p.vague_reference.lower() in prd.lower())
+        levels[level] = LevelSpec(
+            prd=prd,
+            hidden_constraints=hidden,
+            context_pointers=pointers if level != "ground" else (),
+            golden_api_signature=spec.golden_api_signature,
+            fallback_response=spec.fallback_response,
+        )
+    return levels
+
+
+def load_pack(pack: Path, *, origin: str | None = None) -> Task:
+    """Load and validate the task pack in directory ``pack``.
+
+    Args:
+        pack: The pack directory (holding ``task.yaml``).
+        origin: How the task was named (``builtin`` or the path); defaults to the path.
+
+    Returns:
+        The validated, frozen :class:`Task`.
+
+    Raises:
+        TaskValidationError: one line naming the file and the field that is wrong.
+    """
+    pack = Path(pack)
+    spec = _read_spec(pack)
+    tests = TestTiers(**{tier: _load_tier(pack, tier) for tier in TIERS})
+    _check_enhanced_distinct(pack, tests)
+    fallback = default_runtime(spec.language)
+    runtime = Runtime(
+        toolchain=tuple(spec.runtime.toolchain) if spec.runtime and spec.runtime.toolchain else fallback.toolchain,
+        image=spec.runtime.image if spec.runtime and spec.runtime.image else fallback.image,
+    )
+    golden = pack / "golden"
+    start = pack / "start"
+    return Task(
+        id=spec.id,
+        title=spec.title,
+        language=spec.language.lower(),
+        runtime=runtime,
+        levels=_level_specs(pack, spec, tests.public),
+        tests=tests,
+        golden_dir=golden.resolve() if golden.is_dir() else None,
+        start_dir=start.resolve() if start.is_dir() else None,
+        case_timeout_s=spec.case_timeout_s,
+        tier_timeout_s=spec.tier_timeout_s,
+        default_level="L1" if "L1" in spec.levels else "ground",
+        origin=origin or str(pack),
+    )

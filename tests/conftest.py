@@ -1,0 +1,51 @@
+"""Shared fixtures: sandboxes, task packs and the ICAE sample."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from packs import write_pack  # noqa: E402
+
+from icae_env.sandbox import available_backends, make_sandbox  # noqa: E402
+from icae_env.tasks import load_task  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+ICAE_SAMPLE = SHARED / "icae-sample"
+
+
+@pytest.fixture
+def local_sandbox():
+    box = make_sandbox("local")
+    box.start()
+    yield box
+    box.close()
+
+
+@pytest.fixture(params=available_backends())
+def any_sandbox(request):
+    box = make_sandbox(request.param)
+    box.start()
+    yield box
+    box.close()
+
+
+@pytest.fixture
+def mini_pack(tmp_path: Path) -> Path:
+    return write_pack(tmp_path / "packs")
+
+
+@pytest.fixture
+def mini_task(mini_pack: Path):
+    return load_task(mini_pack)
+
+
+@pytest.fixture
+def icae_sample() -> Path:
+    if not ICAE_SAMPLE.is_dir():
+        pytest.skip("../shared/icae-sample is absent")
+    return ICAE_SAMPLE

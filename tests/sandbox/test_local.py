@@ -1,0 +1,84 @@
+"""Local-backend specifics: bubblewrap isolation, the unisolated fallback, crash cleanup."""
+
+import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from icae_env.errors import SandboxError
+from icae_env.sandbox.local import TEMP_PREFIX, LocalSandbox, bwrap_available, reap_stale_dirs
+
+needs_bwrap = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is not installed")
+
+
+@needs_bwrap
+def test_bwrap_isolation():
+    with LocalSandbox(isolation="bwrap") as box:
+        assert box.workdir == "/workspace"
+        assert box.exec("touch /usr/x").exit_code != 0
+        assert box.exec("touch /workspace/ok && touch /tmp/ok").exit_code == 0
+        pack_dir = Path(__file__).resolve().parents[2]
+        assert box.exec(f"ls {pack_dir}").exit_code != 0, "the project (and task packs) must be invisible"
+        net = box.exec("python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), timeout=2)'")
+        assert net.exit_code != 0 and "Network is unreachable" in net.stderr
+        assert box.exec("ls /etc/shadow").exit_code != 0
+        assert box.exec("python3 -c 'print(1)' && node -e 'console.log(2)'").stdout == "1\n2\n"
+
+
+def test_unisolated_fallback_still_scrubs_and_cleans(caplog):
+    with LocalSandbox(isolation="none") as box:
+        assert box.workdir == str(box.host_workspace)
+        assert box.exec("pwd").stdout.strip() == box.workdir
+        root = box.host_workspace.parent
+    assert not root.exists()
+
+
+def test_options_are_validated():
+    with pytest.raises(ValueError, match="isolation must be"):
+        LocalSandbox(isolation="chroot")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="default_timeout must be > 0, got -1"):
+        LocalSandbox(default_timeout=-1)
+    with pytest.raises(SandboxError, match="not started"):
+        LocalSandbox().host_workspace  # noqa: B018
+
+
+def test_missing_bwrap_warns(monkeypatch, caplog):
+    monkeypatch.setattr("icae_env.sandbox.local.bwrap_available", lambda: False)
+    with caplog.at_level(logging.WARNING):
+        box = LocalSandbox()
+    assert not box.isolated and "without isolation" in caplog.text
+    with pytest.raises(SandboxError, match="apt-get install bubblewrap"):
+        LocalSandbox(isolation="bwrap")
+
+
+def test_killed_owner_leaves_nothing_after_reap(tmp_path):
+    code = (
+        "import os, time\n"
+        "from icae_env.sandbox.local import LocalSandbox\n"
+        "box = LocalSandbox(); box.start(); box.exec('sleep 300 > /dev/null 2>&1 &')\n"
+        "print(box.host_workspace.parent, flush=True); time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    root = Path(proc.stdout.readline().strip())
+    assert root.name.startswith(TEMP_PREFIX) and root.exists()
+    proc.kill()
+    proc.wait()
+    time.sleep(0.3)
+    reap_stale_dirs()
+    assert not root.exists()
+    if bwrap_available():
+        leftover = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True).stdout
+        assert leftover == "", "bwrap --die-with-parent must take the sandbox's processes down"
+
+
+def test_exec_starts_lazily():
+    box = LocalSandbox()
+    try:
+        assert box.exec("echo lazy").stdout == "lazy\n"
+    finally:
+        box.close()
+    assert os.path.exists("/tmp")

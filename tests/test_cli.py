@@ -1,0 +1,66 @@
+"""The command line, run as a real subprocess."""
+
+import json
+import subprocess
+import sys
+
+from packs import write_repo
+
+from icae_env.cli import main
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "icae_env.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_tasks_list():
+    result = run("tasks", "list")
+    assert result.returncode == 0
+    assert "builtin/semver-range" in result.stdout and "javascript" in result.stdout
+    assert "8 tasks in 2 languages" in result.stdout
+
+
+def test_validate_a_pack_path(mini_pack, tmp_path):
+    result = run("tasks", "validate", str(mini_pack))
+    assert result.returncode == 0, result.stderr
+    assert "1/1 tasks valid" in result.stdout
+    (mini_pack / "golden" / "adapter.py").write_text("print('wrong')\n")
+    result = run("tasks", "validate", str(mini_pack))
+    assert result.returncode == 1 and "FAIL" in result.stdout and "first failure" in result.stderr
+
+
+def test_score_table_and_json(mini_pack, tmp_path):
+    repo = write_repo(tmp_path / "repo")
+    table = run("score", str(repo), "--task", str(mini_pack))
+    assert table.returncode == 0 and "Overall (native+enhanced): 100.0% (5/5)" in table.stdout
+    as_json = run("score", str(repo), "--task", str(mini_pack), "--tiers", "public", "--json")
+    report = json.loads(as_json.stdout)
+    assert report["tiers"]["public"]["rate"] == 1.0 and report["overall"] is None
+
+
+def test_export_and_inspect(tmp_path, icae_sample):
+    out = tmp_path / "root"
+    assert run("tasks", "export-icae", "builtin/unidiff", str(out)).returncode == 0
+    result = run("tasks", "inspect-icae", str(out), "-v")
+    assert result.returncode == 0 and "unidiff" in result.stdout and "public,native,enhanced" in result.stdout
+    sample = run("tasks", "inspect-icae", str(icae_sample))
+    assert sample.returncode == 0 and sample.stdout.count("realcode@00") == 5
+
+
+def test_errors_exit_2_with_one_line(tmp_path, capsys):
+    assert main(["score", str(tmp_path), "--task", "builtin/nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("icae-env: error: no task named") and err.count("\n") == 1
+    assert main(["score", str(tmp_path / "absent"), "--task", "builtin/unidiff"]) == 2
+    assert main(["tasks", "inspect-icae", str(tmp_path)]) == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("sandbox: {isolation: chroot}\n")
+    assert main(["score", str(tmp_path), "--task", "builtin/unidiff", "--config", str(bad)]) == 2
+    assert "sandbox.isolation" in capsys.readouterr().err
+
+
+def test_score_with_config(mini_pack, tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("sandbox: {isolation: none}\nscoring: {case_timeout_s: 5}\n")
+    result = run("score", str(mini_pack / "golden"), "--task", str(mini_pack), "--config", str(config))
+    assert result.returncode == 0 and "100.0% (5/5)" in result.stdout
