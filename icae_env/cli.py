@@ -106,7 +106,8 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     aliases = args.aliases or sorted(
         {p.stem for d in LEVEL_DIRS.values() for p in (root / "user_agent" / d[0]).glob("*.json")}
     )
-    rows, failures = [], 0
+    rows: list[tuple[object, ...]] = []
+    failures = 0
     for alias in aliases:
         try:
             level = next(lv for lv, d in LEVEL_DIRS.items() if (root / "user_agent" / d[0] / f"{alias}.json").is_file())

@@ -116,7 +116,7 @@ class LocalSandbox:
     Example:
         >>> with LocalSandbox() as box:
         ...     box.exec("echo hi > f.txt && cat f.txt").stdout
-        'hi\\n'
+        'hi\n'
     """
 
     name = "local"

@@ -175,7 +175,7 @@ class _TierScorer:
     ) -> TierResult:
         passed = sum(c.passed for c in cases)
         total = max(len(cases), sum(len(f.cases) for f in self.files))
-        reasons = Counter(c.reason for c in cases if c.reason)
+        reasons = Counter(str(c.reason) for c in cases if c.reason)
         return TierResult(
             tier=self.tier,
             passed=passed,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import Any
 
 from icae_env.scoring.report import StructureReport
 
@@ -171,7 +172,12 @@ def measure_structure(workspace: Path, golden: Path | None = None, language: str
     files = source_files(workspace)
     loc = sum(_loc(p) for p in files)
     classes, methods = _names(files)
-    report = {"files": len(files), "loc": loc, "classes": tuple(sorted(classes)), "methods": tuple(sorted(methods))}
+    report: dict[str, Any] = {
+        "files": len(files),
+        "loc": loc,
+        "classes": tuple(sorted(classes)),
+        "methods": tuple(sorted(methods)),
+    }
     if golden is not None and golden.is_dir():
         golden_files = source_files(golden)
         golden_loc = sum(_loc(p) for p in golden_files)

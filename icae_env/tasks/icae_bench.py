@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from icae_env.errors import IcaeImportError
 from icae_env.tasks.icae_records import Notes, as_text, read_cases, read_constraints, read_pointers
 from icae_env.tasks.models import TIER_DIRS, TIERS, CaseFile, LevelSpec, Task, TestTiers
@@ -205,8 +207,8 @@ def load_icae_bench(root: str | Path, alias: str, level: str = "L1") -> Task:
         raise IcaeImportError(f"{root}: not an ICAE-Bench data root (no user_agent/ directory)")
     alias, meta = _resolve_alias(_read_alias_table(root), alias)
     notes = Notes()
-    raw_levels = {lv: _read_level_file(root, alias, lv, notes) for lv in LEVEL_DIRS}
-    raw_levels = {lv: data for lv, data in raw_levels.items() if data is not None}
+    read = {lv: _read_level_file(root, alias, lv, notes) for lv in LEVEL_DIRS}
+    raw_levels = {lv: data for lv, data in read.items() if data is not None}
     if level not in raw_levels:
         have = sorted(raw_levels) or "none"
         raise IcaeImportError(f"{root}: task {alias!r} has no usable {level} record file; levels present: {have}")
@@ -216,18 +218,23 @@ def load_icae_bench(root: str | Path, alias: str, level: str = "L1") -> Task:
     golden = next((p for p in (root / "realcode_repos" / key, root / "realcode_repos" / alias) if p.is_dir()), None)
     language = _language(meta, golden, notes)
     tests = _tiers(root, (key, alias), public, notes)
-    return Task(
-        id=alias,
-        title=str(meta.get("repo_name") or key),
-        language=language,
-        runtime=default_runtime(language),
-        levels=levels,  # type: ignore[arg-type]
-        tests=tests,
-        golden_dir=golden.resolve() if golden else None,
-        default_level=level,  # type: ignore[arg-type]
-        origin=f"icae-bench:{root}",
-        notes=notes.lines(),
-    )
+    try:
+        return Task(
+            id=alias,
+            title=str(meta.get("repo_name") or key),
+            language=language,
+            runtime=default_runtime(language),
+            levels=levels,  # type: ignore[arg-type]
+            tests=tests,
+            golden_dir=golden.resolve() if golden else None,
+            default_level=level,  # type: ignore[arg-type]
+            origin=f"icae-bench:{root}",
+            notes=notes.lines(),
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise IcaeImportError(f"{root}: task {alias!r} cannot be normalised: {field}: {first['msg']}") from None
 
 
 def _record_json(spec: LevelSpec, task_id: str) -> dict[str, Any]:
@@ -281,7 +288,7 @@ def export_icae(task: Task, out_dir: str | Path, alias: str | None = None) -> Pa
     for level, (json_dir, prd_dir) in LEVEL_DIRS.items():
         if level not in task.levels:
             continue
-        spec = task.levels[level]  # type: ignore[index]
+        spec = task.levels[level]
         prd = spec.prd if spec.prd.startswith(PRD_HEADER) else PRD_HEADER + spec.prd
         (root / prd_dir / alias).mkdir(parents=True, exist_ok=True)
         (root / prd_dir / alias / "start.md").write_text(prd, encoding="utf-8")

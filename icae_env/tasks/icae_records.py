@@ -12,6 +12,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from pydantic import ValidationError
+
 from icae_env.tasks.models import MIN_TRIGGERS, ConstraintKind, ContextPointer, HiddenConstraint, TestCase
 
 __all__ = ["Notes", "read_constraints", "read_pointers", "read_cases", "as_text"]
@@ -105,12 +107,16 @@ def _one_record(raw: Any, index: int, level: str, notes: Notes) -> HiddenConstra
     extra = sorted(set(raw) - _KNOWN_RECORD_KEYS)
     if extra:
         notes.add(f"{where}: dropped extra record keys {extra}")
-    return HiddenConstraint(
-        constraint_id=cid,
-        kind=_kind_for(cid, level),
-        trigger_keywords=_triggers(triggers, cid, text, notes, where),
-        oracle_response=text,
-    )
+    try:
+        return HiddenConstraint(
+            constraint_id=cid,
+            kind=_kind_for(cid, level),
+            trigger_keywords=_triggers(triggers, cid, text, notes, where),
+            oracle_response=text,
+        )
+    except ValidationError as exc:
+        notes.add(f"{where}: skipped record {cid}: {exc.errors()[0]['msg']}")
+        return None
 
 
 def read_constraints(raw: Any, level: str, notes: Notes) -> tuple[HiddenConstraint, ...]:

@@ -256,7 +256,7 @@ class Task(_Frozen):
         name = level or self.default_level
         if name not in self.levels:
             raise ValueError(f"task {self.id!r} has no level {name!r}; available: {sorted(self.levels)}")
-        return self.levels[name]  # type: ignore[index]
+        return self.levels[name]
 
     def prd(self, level: str | None = None) -> str:
         """Return the PRD text at ``level``."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
@@ -20,6 +20,7 @@ from icae_env.tasks.models import (
     CaseFile,
     ContextPointer,
     HiddenConstraint,
+    Level,
     LevelSpec,
     Runtime,
     Task,
@@ -31,7 +32,8 @@ from icae_env.tasks.runtimes import default_runtime
 __all__ = ["load_pack", "load_case_file", "TASK_FILE"]
 
 TASK_FILE = "task.yaml"
-_PACK_LEVELS = ("L1", "L2", "L3")
+PackLevel = Literal["L1", "L2", "L3"]
+_PACK_LEVELS: tuple[PackLevel, ...] = ("L1", "L2", "L3")
 
 
 class _Strict(BaseModel):
@@ -58,7 +60,7 @@ class _PackFile(_Strict):
     fallback_response: str = Field(min_length=1)
     constraints: list[HiddenConstraint]
     context_pointers: list[ContextPointer] = []
-    levels: dict[Literal["L1", "L2", "L3"], _PackLevel]
+    levels: dict[PackLevel, _PackLevel]
     standard_records: bool = True
 
 
@@ -140,7 +142,7 @@ def _load_tier(pack: Path, tier: str) -> tuple[CaseFile, ...]:
 
 
 def _check_enhanced_distinct(pack: Path, tests: TestTiers) -> None:
-    native = {}
+    native: dict[str, str] = {}
     for case_file in tests.native:
         for j, case in enumerate(case_file.cases):
             native.setdefault(json.dumps(case.input, sort_keys=True), f"{case_file.stem}.json cases[{j}]")
@@ -197,17 +199,18 @@ def _read_prd(pack: Path, level: str) -> str:
     return path.read_text(encoding="utf-8").strip() + "\n"
 
 
-def _level_specs(pack: Path, spec: _PackFile, public: tuple[CaseFile, ...]) -> dict[str, LevelSpec]:
+def _level_specs(pack: Path, spec: _PackFile, public: tuple[CaseFile, ...]) -> dict[Level, LevelSpec]:
     by_id = {c.constraint_id: c for c in spec.constraints}
     boilerplate = standard_records(spec.language, public) if spec.standard_records else ()
-    levels: dict[str, LevelSpec] = {}
-    for level in [lv for lv in _PACK_LEVELS if lv in spec.levels] + ["ground"]:
+    levels: dict[Level, LevelSpec] = {}
+    order: list[Level] = [lv for lv in _PACK_LEVELS if lv in spec.levels]
+    for level in [*order, "ground"]:
         prd = _read_prd(pack, level)
         if level in ("L3", "ground"):
             prd += public_cases_section(public)
         hidden: tuple[HiddenConstraint, ...] = ()
         if level != "ground":
-            hidden = tuple(by_id[cid] for cid in spec.levels[level].hidden)  # type: ignore[index]
+            hidden = tuple(by_id[cid] for cid in spec.levels[cast(PackLevel, level)].hidden)
             if level in ("L1", "L2"):
                 hidden += boilerplate
         pointers = tuple(p for p in spec.context_pointers if p.vague_reference.lower() in prd.lower())
