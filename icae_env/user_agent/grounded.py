@@ -1,0 +1,162 @@
+"""The grounded User Agent: answers only from a level's User Agent Data, within a question budget."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from typing import Any
+
+from icae_env.tasks.models import Task, UserAgentData
+from icae_env.user_agent.base import Document, Reply, Router
+from icae_env.user_agent.metrics import InteractionLog, InteractionStats, Turn
+
+__all__ = ["GroundedUserAgent", "ROUTERS", "make_router", "documents_for", "MAX_POINTS", "NOTICE", "REFUSAL"]
+
+MAX_POINTS = 3
+DEFAULT_BUDGET = 16
+NOTICE = "There is more on this topic. Please digest these points first, then ask again about the rest."
+REFUSAL = "You have used all {budget} questions; no more clarifications are available. Proceed with what you have."
+SIGNATURE_TRIGGERS = (
+    "what is the api",
+    "what is the function signature",
+    "what interface should the library expose",
+    "what are the parameters and return type of the main function",
+    "how should the public function be named and called",
+    "what does the method signature look like",
+)
+
+#: Router name -> "module:Class" (imported lazily, so that routers needing extras stay optional).
+ROUTERS: dict[str, str] = {
+    "lexical": "icae_env.user_agent.lexical:LexicalRouter",
+}
+
+
+def documents_for(data: UserAgentData) -> tuple[Document, ...]:
+    """Return the routable documents of one level: its hidden records, context pointers and API signature."""
+    docs = [
+        Document(r.constraint_id, r.kind.value, tuple(r.trigger_keywords), r.oracle_response)
+        for r in data.hidden_constraints
+    ]
+    for i, pointer in enumerate(data.context_pointers):
+        phrase = pointer.vague_reference
+        triggers = (phrase, f"what do you mean by {phrase}", f"what does {phrase} refer to")
+        answer = f'By "{phrase}" I mean: {pointer.actual_meaning}'
+        docs.append(Document(f"CONTEXT:{i}", "pointer", triggers, answer, is_constraint=False))
+    if data.golden_api_signature.strip():
+        answer = f"The expected interface is: {data.golden_api_signature}"
+        docs.append(Document("API_SIGNATURE", "signature", SIGNATURE_TRIGGERS, answer, is_constraint=False))
+    return tuple(docs)
+
+
+def make_router(name: str, documents: tuple[Document, ...], **options: Any) -> Router:
+    """Build router ``name`` over ``documents``.
+
+    Raises:
+        ValueError: for an unknown router name (with a suggestion).
+        DependencyNotInstalled: when the router's extra is missing.
+    """
+    if name not in ROUTERS:
+        close = difflib.get_close_matches(str(name), list(ROUTERS), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"unknown router {name!r}; expected one of {sorted(ROUTERS)}{hint}")
+    module, _, attr = ROUTERS[name].partition(":")
+    return getattr(importlib.import_module(module), attr)(documents, **options)
+
+
+class GroundedUserAgent:
+    """Answers clarification questions from one level's hidden records, pointers and API signature only.
+
+    Args:
+        data: The level's User Agent Data.
+        budget: Questions allowed (fallbacks count; refusals past the budget do not).
+        router: A router name from :data:`ROUTERS` or a router instance.
+        **router_options: Options for a router given by name.
+
+    Example:
+        >>> from icae_env.tasks import load_task
+        >>> agent = GroundedUserAgent.from_task(load_task("builtin/unidiff"), level="L1", budget=2)
+        >>> agent.ask("what is the weather like today?").fallback
+        True
+        >>> agent.remaining
+        1
+    """
+
+    def __init__(
+        self,
+        data: UserAgentData,
+        budget: int = DEFAULT_BUDGET,
+        router: str | Router = "lexical",
+        **router_options: Any,
+    ) -> None:
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
+            raise ValueError(f"budget must be an int >= 0, got {budget!r}")
+        self.data = data
+        self.budget = budget
+        self.documents = documents_for(data)
+        self.router: Router = (
+            make_router(router, self.documents, **router_options) if isinstance(router, str) else router
+        )
+        self._by_id = {d.doc_id: d for d in self.documents}
+        self.log = InteractionLog(constraints=data.hidden_constraints, max_interactions=budget)
+
+    @classmethod
+    def from_task(
+        cls,
+        task: Task,
+        level: str = "L1",
+        budget: int = DEFAULT_BUDGET,
+        router: str | Router = "lexical",
+        **options: Any,
+    ) -> GroundedUserAgent:
+        """Build the agent for ``task`` at ``level``."""
+        return cls(task.user_agent_data(level), budget=budget, router=router, **options)
+
+    @property
+    def remaining(self) -> int:
+        """Questions left."""
+        return self.budget - len(self.log.turns)
+
+    def reset(self) -> None:
+        """Forget every question: full budget, empty log (the router index is kept)."""
+        self.log = InteractionLog(constraints=self.data.hidden_constraints, max_interactions=self.budget)
+
+    def ask(self, question: str) -> Reply:
+        """Answer ``question``; see the class docstring.
+
+        Raises:
+            TypeError: if ``question`` is not a string.
+        """
+        if not isinstance(question, str):
+            raise TypeError(f"question must be a str, got {type(question).__name__}")
+        if self.remaining <= 0:
+            return Reply(text=REFUSAL.format(budget=self.budget), remaining=0, refused=True)
+        chosen = [self.documents[m.index] for m in self.router.route(question)]
+        truncated = len(chosen) > MAX_POINTS
+        chosen = chosen[:MAX_POINTS]
+        if chosen:
+            text = "\n\n".join(d.response for d in chosen) + (f"\n\n{NOTICE}" if truncated else "")
+        else:
+            text = self.data.fallback_response
+        hit = tuple(d.doc_id for d in chosen if d.is_constraint)
+        remaining = self.remaining - 1
+        self.log.record(
+            Turn(
+                turn=len(self.log.turns) + 1,
+                remaining=remaining,
+                question=question,
+                answer=text,
+                triggers_hit=hit,
+                fallback_triggered=not chosen,
+            )
+        )
+        return Reply(
+            text=text,
+            constraint_ids=tuple(d.doc_id for d in chosen),
+            fallback=not chosen,
+            remaining=remaining,
+            truncated=truncated,
+        )
+
+    def stats(self) -> InteractionStats:
+        """Return ICAE's interaction metrics for this session."""
+        return self.log.stats()
