@@ -6,6 +6,7 @@ Commands:
     icae-env tasks export-icae NAME DIR [--alias A]
     icae-env tasks inspect-icae ROOT [ALIAS ...] load ICAE-Bench tasks and report tiers and normalisations
     icae-env score WORKSPACE --task NAME [--tiers public,native,enhanced] [--json]
+    icae-env oracle serve [--data-root DIR] [--ports 50001,50002,50003]   ICAE-compatible Oracle HTTP API
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from icae_env.errors import IcaeEnvError
 from icae_env.scoring import ScoreLimits, ScoreReport, score
 from icae_env.tasks import TIERS, export_icae, list_tasks, load_icae_bench, load_task
 from icae_env.tasks.icae_bench import LEVEL_DIRS
+from icae_env.user_agent.server import add_oracle_commands
 
 __all__ = ["main"]
 
@@ -176,6 +178,7 @@ def _parser() -> argparse.ArgumentParser:
     score_cmd.add_argument("--json", action="store_true", help="print the full report as JSON")
     score_cmd.add_argument("--config", help="run configuration YAML (see configs/default.yaml)")
     score_cmd.set_defaults(func=_cmd_score)
+    add_oracle_commands(commands)
     return parser
 
 
