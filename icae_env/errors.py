@@ -17,6 +17,7 @@ __all__ = [
     "SandboxError",
     "SandboxPathError",
     "DependencyNotInstalled",
+    "ResetNeeded",
 ]
 
 
@@ -60,6 +61,10 @@ class SandboxError(IcaeEnvError, RuntimeError):
 
 class SandboxPathError(SandboxError, ValueError):
     """A path given to a sandbox file operation escapes the workspace."""
+
+
+class ResetNeeded(IcaeEnvError, RuntimeError):
+    """``step`` was called before ``reset`` or after the episode ended."""
 
 
 class DependencyNotInstalled(IcaeEnvError, ImportError):

@@ -1,0 +1,113 @@
+"""Spaces for free-form text: any Unicode string up to a documented length.
+
+``gymnasium.spaces.Text`` only admits characters from a fixed charset (alphanumerics by default), which would
+reject shell commands, file contents and PRDs. :class:`UnicodeText` admits any ``str`` up to ``max_length``
+characters; :class:`ActionSpace` admits every well-formed icae-env action (dict, pydantic model or JSON string).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from gymnasium.spaces import Space
+
+__all__ = ["UnicodeText", "ActionSpace"]
+
+# Characters used by sample(): printable ASCII, whitespace and a few non-ASCII letters and symbols.
+_SAMPLE_CHARS = [chr(c) for c in range(32, 127)] + list("\n\té漢ß€→😀")
+
+
+class UnicodeText(Space[str]):
+    r"""Any Python ``str`` of at most ``max_length`` characters (newlines and any Unicode included).
+
+    Example:
+        >>> space = UnicodeText(10)
+        >>> space.contains("ls -la\\n✓"), space.contains("x" * 11), space.contains(b"bytes")
+        (True, False, False)
+    """
+
+    def __init__(self, max_length: int, seed: int | np.random.Generator | None = None) -> None:
+        if not isinstance(max_length, int) or max_length < 1:
+            raise ValueError(f"max_length must be a positive int, got {max_length!r}")
+        self.max_length = max_length
+        super().__init__(shape=None, dtype=str, seed=seed)
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        """Text is not flattenable to a numpy vector."""
+        return False
+
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        """Return a random string of 0..min(max_length, 32) characters."""
+        length = int(self.np_random.integers(0, min(self.max_length, 32) + 1))
+        picks = self.np_random.integers(0, len(_SAMPLE_CHARS), size=length)
+        return "".join(_SAMPLE_CHARS[i] for i in picks)
+
+    def contains(self, x: Any) -> bool:
+        """Whether ``x`` is a str of at most ``max_length`` characters."""
+        return isinstance(x, str) and len(x) <= self.max_length
+
+    def to_jsonable(self, sample_n: Iterable[str]) -> list[str]:
+        """Strings are already JSON-able."""
+        return list(sample_n)
+
+    def from_jsonable(self, sample_n: list[str]) -> list[str]:
+        """Strings are already JSON-able."""
+        return list(sample_n)
+
+    def __repr__(self) -> str:
+        return f"UnicodeText(max_length={self.max_length})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, UnicodeText) and other.max_length == self.max_length
+
+
+class ActionSpace(Space[dict]):
+    """Every well-formed action: a dict, an action model or a JSON string that :func:`parse_action` accepts.
+
+    ``sample()`` returns random *valid* action dicts (mostly harmless shell commands, file writes, views and
+    questions; never ``submit``) drawn from the space's own generator.
+    """
+
+    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+        super().__init__(shape=None, dtype=None, seed=seed)
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        """Actions are not flattenable to a numpy vector."""
+        return False
+
+    def _word(self) -> str:
+        length = int(self.np_random.integers(1, 9))
+        return "".join(chr(int(c)) for c in self.np_random.integers(ord("a"), ord("z") + 1, size=length))
+
+    def sample(self, mask: Any = None, probability: Any = None) -> dict[str, Any]:
+        """Return a random valid action dict."""
+        kind = int(self.np_random.integers(0, 4))
+        word = self._word()
+        if kind == 0:
+            return {"tool": "bash", "command": f"echo {word}"}
+        if kind == 1:
+            content = UnicodeText(64, seed=self.np_random).sample()
+            return {"tool": "write_file", "path": f"{word}.txt", "content": content}
+        if kind == 2:
+            return {"tool": "view", "path": "."}
+        return {"tool": "ask", "question": f"what about {word}?"}
+
+    def contains(self, x: Any) -> bool:
+        """Whether ``x`` parses as an action."""
+        from icae_env.actions import parse_action  # local import: actions imports the limits defined near here
+
+        try:
+            parse_action(x)
+        except ValueError:
+            return False
+        return True
+
+    def __repr__(self) -> str:
+        return "ActionSpace(bash | write_file | str_replace | view | ask | submit)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ActionSpace)
