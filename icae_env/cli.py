@@ -6,24 +6,30 @@ Commands:
     icae-env tasks export-icae NAME DIR [--alias A]
     icae-env tasks inspect-icae ROOT [ALIAS ...] load ICAE-Bench tasks and report tiers and normalisations
     icae-env score WORKSPACE --task NAME [--tiers public,native,enhanced] [--json]
+    icae-env run --agent oracle|random [--tasks builtin] [--levels L1] [--out DIR] [--trajectories]
+    icae-env replay TRAJECTORY.jsonl
     icae-env oracle serve [--data-root DIR] [--ports 50001,50002,50003]   ICAE-compatible Oracle HTTP API
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from icae_env.config import RunConfig, load_config
 from icae_env.errors import IcaeEnvError
+from icae_env.runner import format_table, resolve_tasks, run_suite
 from icae_env.scoring import ScoreLimits, ScoreReport, score
 from icae_env.tasks import TIERS, export_icae, list_tasks, load_icae_bench, load_task
 from icae_env.tasks.icae_bench import LEVEL_DIRS
+from icae_env.trajectory import replay
 from icae_env.user_agent.server import add_oracle_commands
 
 __all__ = ["main"]
@@ -151,6 +157,44 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+AGENTS = {"oracle": "baselines.oracle_agent:OracleAgent", "random": "baselines.random_agent:RandomAgent"}
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    module, _, attr = AGENTS[args.agent].partition(":")
+    policy_class = getattr(importlib.import_module(module), attr)
+    out = args.out or f"runs/{args.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+    config = load_config(args.config) if args.config else RunConfig()
+    env_kwargs = {
+        "budget": args.budget,
+        "max_steps": args.max_steps,
+        "sandbox": config.sandbox.backend,
+        "sandbox_options": config.sandbox.options(),
+    }
+    seeds = [int(s) for s in str(args.seeds).split(",") if s.strip()]
+    results = run_suite(
+        policy_class,
+        resolve_tasks(args.tasks),
+        [lv.strip() for lv in args.levels.split(",")],
+        seeds,
+        out_dir=out,
+        env_kwargs=env_kwargs,
+        trajectories=args.trajectories,
+        progress=not args.quiet,
+    )
+    print(format_table(results))
+    print(f"\nresults: {out}/results.jsonl, {out}/summary.md")
+    return 1 if any(r.error for r in results) else 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    report = replay(args.trajectory)
+    print(f"replayed {report.steps} steps: {'identical' if report.ok else f'{len(report.mismatches)} mismatches'}")
+    for mismatch in report.mismatches[:20]:
+        print(f"  step {mismatch['step']}: {mismatch['field']} differs")
+    return 0 if report.ok else 1
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="icae-env", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -178,6 +222,21 @@ def _parser() -> argparse.ArgumentParser:
     score_cmd.add_argument("--json", action="store_true", help="print the full report as JSON")
     score_cmd.add_argument("--config", help="run configuration YAML (see configs/default.yaml)")
     score_cmd.set_defaults(func=_cmd_score)
+    run = commands.add_parser("run", help="run a baseline agent over tasks and levels and print a score table")
+    run.add_argument("--agent", choices=sorted(AGENTS), default="oracle")
+    run.add_argument("--tasks", default="builtin", help="comma-separated names or pack paths; 'builtin' = all")
+    run.add_argument("--levels", default="L1", help="comma-separated levels (L1,L2,L3,ground)")
+    run.add_argument("--seeds", default="0", help="comma-separated reset seeds")
+    run.add_argument("--out", default=None, help="output directory (default runs/<agent>-<time>)")
+    run.add_argument("--budget", type=int, default=16, help="clarification questions per episode")
+    run.add_argument("--max-steps", type=int, default=200)
+    run.add_argument("--config", help="run configuration YAML (see configs/default.yaml)")
+    run.add_argument("--trajectories", action="store_true", help="record a JSONL trajectory per episode")
+    run.add_argument("--quiet", action="store_true", help="no progress line")
+    run.set_defaults(func=_cmd_run)
+    replay_cmd = commands.add_parser("replay", help="re-run a recorded trajectory and compare the observations")
+    replay_cmd.add_argument("trajectory")
+    replay_cmd.set_defaults(func=_cmd_replay)
     add_oracle_commands(commands)
     return parser
 

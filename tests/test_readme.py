@@ -12,5 +12,5 @@ def test_readme_has_two_setup_commands_and_ci_runs_the_test_one():
     commands = re.findall(r"```bash\n(.+?)\n```", section, re.S)
     assert len(commands) == 2
     main_job, tests = commands
-    assert "icae-env tasks validate" in main_job
+    assert "icae-env run --agent oracle --tasks builtin" in main_job
     assert tests in (ROOT / ".ci" / "run").read_text()

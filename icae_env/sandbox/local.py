@@ -54,11 +54,26 @@ def bwrap_available() -> bool:
     return shutil.which("bwrap") is not None
 
 
-def _bwrap_argv(workspace: Path, ctl: Path) -> list[str]:
+# The installed package holds the built-in tasks' hidden cases and golden solutions: when it lives under a
+# system directory that the sandbox sees (a non-editable install in /usr/...), it is masked with an empty tmpfs.
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+
+
+def _masked(hide: tuple[str, ...]) -> list[str]:
+    masked = []
+    for path in (_PACKAGE_DIR, *hide):
+        real = os.path.realpath(path)
+        if os.path.isdir(real) and any(real == d or real.startswith(d + "/") for d in _SYSTEM_DIRS + _ETC_FILES):
+            masked += ["--tmpfs", real]
+    return masked
+
+
+def _bwrap_argv(workspace: Path, ctl: Path, hide: tuple[str, ...] = ()) -> list[str]:
     argv = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session"]
     for path in _SYSTEM_DIRS + _ETC_FILES:
         if os.path.lexists(path):
             argv += ["--ro-bind", path, path] if not os.path.islink(path) else ["--symlink", os.readlink(path), path]
+    argv += _masked(hide)
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/root"]
     argv += ["--bind", str(workspace), INNER_WORKDIR, "--bind", str(ctl), _INNER_CTL, "--chdir", INNER_WORKDIR]
     return argv + ["bash", "--noprofile", "--norc"]
@@ -112,6 +127,8 @@ class LocalSandbox:
         default_timeout: Seconds a command may run when ``exec`` gets no timeout.
         output_limit: Bytes of stdout and of stderr kept per command (head + tail around a marker).
         env: Extra environment variables for the shell (the rest of the host environment is never passed).
+        hide: Extra host directories to mask inside the sandbox when they lie under a visible system directory
+            (the installed icae_env package is always masked).
 
     Example:
         >>> with LocalSandbox() as box:
@@ -127,6 +144,7 @@ class LocalSandbox:
         default_timeout: float = 120.0,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
         env: dict[str, str] | None = None,
+        hide: tuple[str, ...] | list[str] = (),
     ) -> None:
         if isolation not in ("auto", "bwrap", "none"):
             raise ValueError(f"isolation must be 'auto', 'bwrap' or 'none', got {isolation!r}")
@@ -142,6 +160,7 @@ class LocalSandbox:
         self.default_timeout = default_timeout
         self.output_limit = output_limit
         self._extra_env = dict(env or {})
+        self._hide = tuple(str(p) for p in hide)
         self._root: Path | None = None
         self._session: ShellSession | None = None
         self._finalizer: weakref.finalize | None = None
@@ -160,7 +179,7 @@ class LocalSandbox:
         self._finalizer = weakref.finalize(self, shutil.rmtree, str(root), True)
         workspace, ctl = root / "workspace", root / "ctl"
         if self.isolated:
-            argv, home, ctl_inner = _bwrap_argv(workspace, ctl), "/root", _INNER_CTL
+            argv, home, ctl_inner = _bwrap_argv(workspace, ctl, self._hide), "/root", _INNER_CTL
         else:
             argv, home, ctl_inner = ["bash", "--noprofile", "--norc"], str(workspace), str(ctl)
             self.workdir = str(workspace)

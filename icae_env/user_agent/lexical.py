@@ -11,7 +11,8 @@ programming-concept tokens; cosine similarity):
 
 The score is a weighted sum of the cosines times a prior by kind: a whole test-case file only competes at full
 weight when the question is about tests or examples, and context pointers and the API signature yield to records.
-A question is answered only when enough of its words are known to the task and the best score clears a threshold
+A question that restates a trigger exactly (after normalisation) always reaches its document. A question is
+answered only when enough of its words are known to the task and the best score clears a threshold
 (so that off-topic questions get the fallback); further documents must come close to the best one, so that
 replies stay focused. Everything is deterministic; weights were calibrated by leave-one-trigger-out runs
 (``benchmarks/router_quality.py``).
@@ -51,6 +52,7 @@ class LexicalWeights:
     threshold: float = 0.25
     relative: float = 0.75
     min_known: float = 0.3
+    exact: float = 1.0
 
 
 class _Index:
@@ -130,6 +132,10 @@ class LexicalRouter:
         self._known = set(self._bags.vocab) | set(self._responses.vocab)
         self._is_test_cases = np.array([d.is_test_cases for d in self.documents], dtype=bool)
         self._is_aux = np.array([not d.is_constraint for d in self.documents], dtype=bool)
+        self._exact: dict[str, list[int]] = {}
+        for i, doc in enumerate(self.documents):
+            for trigger in doc.triggers:
+                self._exact.setdefault(" ".join(tokens(trigger)), []).append(i)
 
     def scores(self, question: str) -> np.ndarray:
         """Return the combined score of every document for ``question`` (zeros when too few words are known)."""
@@ -149,6 +155,7 @@ class LexicalRouter:
         if not _TEST_WORDS.intersection(words):
             score[self._is_test_cases] *= w.test_case_prior
         score[self._is_aux] *= w.pointer_prior
+        score[self._exact.get(" ".join(words), [])] += w.exact
         return score
 
     def route(self, question: str) -> list[Match]:

@@ -82,3 +82,19 @@ def test_exec_starts_lazily():
     finally:
         box.close()
     assert os.path.exists("/tmp")
+
+
+@needs_bwrap
+def test_directories_under_system_paths_are_masked(tmp_path):
+    secret_dir = Path("/usr/local/share/icae-test-secret")
+    secret_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        (secret_dir / "hidden.json").write_text('{"expected_output": "leak"}')
+        with LocalSandbox(isolation="bwrap", hide=[str(secret_dir)]) as box:
+            assert box.exec(f"ls {secret_dir}").stdout == ""
+        with LocalSandbox(isolation="bwrap") as box:
+            assert box.exec(f"ls {secret_dir}").stdout == "hidden.json\n"
+    finally:
+        import shutil
+
+        shutil.rmtree(secret_dir)

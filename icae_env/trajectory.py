@@ -1,0 +1,160 @@
+"""JSONL trajectories: one flushed line per reset and per step, and a replay that re-runs them.
+
+Line types: ``{"type": "reset", "env_id", "kwargs", "seed", "options", "observation", "info"}`` then one
+``{"type": "step", "step", "action", "observation", "reward", "terminated", "truncated", "info"}`` per step.
+A file stays readable when the writer is killed mid-run: every line is complete and flushed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+from pydantic import BaseModel
+
+__all__ = ["TrajectoryWriter", "ReplayReport", "read_trajectory", "replay", "jsonable"]
+
+
+def jsonable(value: Any) -> Any:
+    """Convert observations, infos and actions (numpy, pydantic, dataclasses, paths) to JSON-able data."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+class TrajectoryWriter:
+    """Appends trajectory lines to ``path``, flushing each one.
+
+    Args:
+        path: The JSONL file (parent directories are created).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle: IO[str] | None = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self._handle is None:
+            raise ValueError(f"trajectory writer for {self.path} is closed")
+        self._handle.write(json.dumps(jsonable(record), ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def write_reset(
+        self, env_id: str | None, kwargs: dict[str, Any], seed: int | None, options: Any, observation: Any, info: Any
+    ) -> None:
+        """Record a reset and how to rebuild the env."""
+        self._write(
+            {
+                "type": "reset",
+                "env_id": env_id,
+                "kwargs": kwargs,
+                "seed": seed,
+                "options": options,
+                "observation": observation,
+                "info": info,
+            }
+        )
+
+    def write_step(
+        self, step: int, action: Any, observation: Any, reward: float, terminated: bool, truncated: bool, info: Any
+    ) -> None:
+        """Record one step."""
+        self._write(
+            {
+                "type": "step",
+                "step": step,
+                "action": action,
+                "observation": observation,
+                "reward": reward,
+                "terminated": terminated,
+                "truncated": truncated,
+                "info": info,
+            }
+        )
+
+    def close(self) -> None:
+        """Close the file; safe to call twice."""
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+
+def read_trajectory(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Yield the records of a trajectory file, skipping a torn last line (a run killed mid-write)."""
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                continue
+
+
+@dataclasses.dataclass
+class ReplayReport:
+    """What a replay found: steps re-run and the ones whose observation or reward differ."""
+
+    steps: int = 0
+    mismatches: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every replayed step matched."""
+        return not self.mismatches
+
+
+def replay(path: str | Path, **overrides: Any) -> ReplayReport:
+    """Re-run the first episode of a trajectory and compare observation text, source, exit code and reward.
+
+    Args:
+        path: A trajectory written by :class:`TrajectoryWriter`.
+        **overrides: Constructor arguments that replace the recorded ones (e.g. ``sandbox_options``).
+
+    Returns:
+        The :class:`ReplayReport`.
+
+    Raises:
+        ValueError: when the file has no reset record.
+    """
+    import icae_env
+
+    records = iter(read_trajectory(path))
+    head = next((r for r in records if r.get("type") == "reset"), None)
+    if head is None or not head.get("env_id"):
+        raise ValueError(f"{path}: no reset record with an env_id; cannot replay")
+    env = icae_env.make(head["env_id"], **{**head.get("kwargs", {}), **overrides})
+    report = ReplayReport()
+    try:
+        env.reset(seed=head.get("seed"), options=head.get("options"))
+        for record in records:
+            if record.get("type") != "step":
+                break
+            observation, reward, terminated, truncated, _ = env.step(record["action"])
+            report.steps += 1
+            expected = record["observation"]
+            for key in ("output", "source", "exit_code"):
+                if jsonable(observation[key]) != expected.get(key):
+                    report.mismatches.append({"step": record["step"], "field": key})
+            if abs(float(reward) - float(record["reward"])) > 1e-9:
+                report.mismatches.append({"step": record["step"], "field": "reward"})
+            if terminated or truncated:
+                break
+    finally:
+        env.close()
+    return report
