@@ -8,6 +8,8 @@ Commands:
     icae-env score WORKSPACE --task NAME [--tiers public,native,enhanced] [--json]
     icae-env run --agent oracle|random [--tasks builtin] [--levels L1] [--out DIR] [--trajectories]
     icae-env replay TRAJECTORY.jsonl
+    icae-env images build [LANG ...] [--force]   build the docker sandbox's base image without a registry
+    icae-env docker reap [--all]                 remove orphaned icae-env containers (by label)
     icae-env oracle serve [--data-root DIR] [--ports 50001,50002,50003]   ICAE-compatible Oracle HTTP API
 """
 
@@ -195,6 +197,27 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _cmd_images_build(args: argparse.Namespace) -> int:
+    from icae_env.sandbox.images import IMAGE_RECIPES, build_image, image_for
+
+    names = sorted({image_for(lang) for lang in args.languages} if args.languages else set(IMAGE_RECIPES))
+    for name in names:
+        if name not in IMAGE_RECIPES:
+            print(f"{name}: no local recipe (pull it from your registry)")
+            continue
+        built = build_image(name, force=args.force)
+        print(f"{name}: {'built' if built else 'already present'}")
+    return 0
+
+
+def _cmd_docker_reap(args: argparse.Namespace) -> int:
+    from icae_env.sandbox.docker import reap
+
+    removed = reap(all_owners=args.all)
+    print(f"removed {len(removed)} container(s)" + (": " + ", ".join(removed) if removed else ""))
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="icae-env", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -237,6 +260,17 @@ def _parser() -> argparse.ArgumentParser:
     replay_cmd = commands.add_parser("replay", help="re-run a recorded trajectory and compare the observations")
     replay_cmd.add_argument("trajectory")
     replay_cmd.set_defaults(func=_cmd_replay)
+    images = commands.add_parser("images", help="container images for the docker sandbox")
+    images_sub = images.add_subparsers(dest="images_command", required=True)
+    build = images_sub.add_parser("build", help="build base images locally (debootstrap + docker import)")
+    build.add_argument("languages", nargs="*", help="languages whose image to build (default: every recipe)")
+    build.add_argument("--force", action="store_true", help="rebuild even when present")
+    build.set_defaults(func=_cmd_images_build)
+    docker_cmd = commands.add_parser("docker", help="docker sandbox maintenance")
+    docker_sub = docker_cmd.add_subparsers(dest="docker_command", required=True)
+    reap_cmd = docker_sub.add_parser("reap", help="remove icae-env containers whose owner process is gone")
+    reap_cmd.add_argument("--all", action="store_true", help="remove every icae-env container, owners alive or not")
+    reap_cmd.set_defaults(func=_cmd_docker_reap)
     add_oracle_commands(commands)
     return parser
 

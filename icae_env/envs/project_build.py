@@ -175,7 +175,7 @@ class ProjectBuildEnv(gym.Env):
         if level not in task.levels:
             raise TaskNotFoundError(f"task {task.id!r} has no level {level!r}; available: {sorted(task.levels)}")
         self._close_episode()
-        box = make_sandbox(self.sandbox_name, **self.sandbox_options)
+        box = make_sandbox(self.sandbox_name, language=task.language, **self.sandbox_options)
         box.start()
         if task.start_dir is not None:
             box.copy_in(task.start_dir)

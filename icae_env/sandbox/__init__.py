@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
 from typing import Any
 
 from icae_env.sandbox.base import DEFAULT_OUTPUT_LIMIT, ExecResult, Sandbox, cap_output
@@ -28,6 +29,7 @@ __all__ = [
 #: Backend name -> "module:Class" entry point (imported lazily so optional extras stay optional).
 BACKENDS: dict[str, str] = {
     "local": "icae_env.sandbox.local:LocalSandbox",
+    "docker": "icae_env.sandbox.docker:DockerSandbox",
 }
 
 
@@ -40,20 +42,27 @@ def _resolve(name: str) -> type:
     return getattr(importlib.import_module(module), attr)
 
 
-def make_sandbox(name: str = "local", **kwargs: Any) -> Sandbox:
+def make_sandbox(name: str = "local", *, language: str | None = None, **kwargs: Any) -> Sandbox:
     """Create (but do not start) a sandbox of backend ``name``.
 
     Args:
         name: A key of :data:`BACKENDS`.
-        **kwargs: Backend options (for ``local``: ``isolation``, ``default_timeout``, ``output_limit``, ``env``).
+        language: The task's language; passed to backends that choose an image by language (``docker``).
+        **kwargs: Backend options (``local``: ``isolation``, ``default_timeout``, ``output_limit``, ``env``,
+            ``hide``; ``docker``: ``image``, ``image_map``, ``network``, ``cpus``, ``memory``, ``pids_limit``,
+            ``warm_pool`` ...).
 
     Returns:
         The sandbox; call ``start()`` or use it as a context manager.
 
     Raises:
         ValueError: for an unknown backend name.
+        DependencyNotInstalled: when the backend's extra is missing.
     """
-    return _resolve(name)(**kwargs)
+    backend = _resolve(name)
+    if language is not None and "language" in inspect.signature(backend).parameters:
+        kwargs.setdefault("language", language)
+    return backend(**kwargs)
 
 
 def available_backends() -> list[str]:
@@ -61,7 +70,10 @@ def available_backends() -> list[str]:
     names = []
     for name in BACKENDS:
         try:
-            _resolve(name)
+            backend = _resolve(name)
+            probe = getattr(backend, "available", None)
+            if probe is not None and not probe():
+                continue
         except ImportError:
             continue
         names.append(name)

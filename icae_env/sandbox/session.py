@@ -16,12 +16,13 @@ import select
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 __all__ = ["ShellSession", "descendants", "kill_tree"]
 
 _GRACE_S = 1.0
+_START_TIMEOUT_S = 30.0
 _POLL_S = 0.25
 # On time-out the host sends SIGUSR1: the trap returns from the sourced command file, skipping the rest.
 _PRELUDE = b"trap 'return 124 2>/dev/null' USR1\n"
@@ -74,6 +75,9 @@ class ShellSession:
         ctl_host: Host path of the control directory.
         ctl_inner: The control directory as the shell sees it.
         output_hard_limit: A command whose output files grow past this many bytes is killed.
+        resolve_pid: Maps the shell's own ``$$`` (as seen in its pid namespace) to its host pid, for shells that
+            are not descendants of the launcher (``docker exec``). By default the launcher's process tree is
+            walked down to the first ``bash``.
     """
 
     def __init__(
@@ -84,6 +88,7 @@ class ShellSession:
         ctl_host: Path,
         ctl_inner: str,
         output_hard_limit: int,
+        resolve_pid: Callable[[int], int | None] | None = None,
     ) -> None:
         self._argv = list(argv)
         self._env = env
@@ -94,6 +99,8 @@ class ShellSession:
         self._proc: subprocess.Popen[bytes] | None = None
         self._nonce = secrets.token_hex(8).encode()
         self._buffer = b""
+        self._resolve_pid = resolve_pid
+        self._host_shell: int | None = None
 
     @property
     def alive(self) -> bool:
@@ -116,7 +123,13 @@ class ShellSession:
         )
         assert self._proc.stdin is not None  # noqa: S101
         self._proc.stdin.write(_PRELUDE)
+        self._host_shell = None
+        if self._resolve_pid is not None:
+            self._proc.stdin.write(f"printf '\\n%s %d\\n' {self._nonce.decode()} $$\n".encode())
         self._proc.stdin.flush()
+        if self._resolve_pid is not None:
+            inner = self._await_marker(time.monotonic() + _START_TIMEOUT_S)
+            self._host_shell = self._resolve_pid(int(inner)) if inner and inner.isdigit() else None
 
     def run(self, command: str, timeout: float) -> tuple[int, bool, bool, float]:
         """Run one command.
@@ -158,6 +171,15 @@ class ShellSession:
             if status is not None:
                 return (124 if timed_out else int(status)), timed_out, False, time.monotonic() - started
 
+    def _await_marker(self, deadline: float) -> str | None:
+        while time.monotonic() < deadline:
+            status = self._read_marker(max(deadline - time.monotonic(), 0.0))
+            if status == "eof":
+                return None
+            if status is not None:
+                return status
+        return None
+
     def _read_marker(self, wait: float) -> str | None:
         assert self._proc is not None and self._proc.stdout is not None  # noqa: S101
         fd = self._proc.stdout.fileno()
@@ -188,6 +210,8 @@ class ShellSession:
     def _shell_pid(self) -> int | None:
         """Host pid of the bash process (below any bubblewrap launcher)."""
         assert self._proc is not None  # noqa: S101
+        if self._resolve_pid is not None:
+            return self._host_shell
         pid = self._proc.pid
         for _ in range(3):
             try:

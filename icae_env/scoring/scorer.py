@@ -234,7 +234,9 @@ def score(
     options = dict(sandbox_options or {})
     limits = limits or ScoreLimits()
     results = {
-        tier: _TierScorer(task, workspace, tier, lambda: make_sandbox(sandbox, **options), limits).run()
+        tier: _TierScorer(
+            task, workspace, tier, lambda: make_sandbox(sandbox, language=task.language, **options), limits
+        ).run()
         for tier in wanted
         if task.tests.tier(tier)  # type: ignore[arg-type]
     }

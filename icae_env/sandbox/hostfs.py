@@ -1,0 +1,72 @@
+"""File operations on a workspace that lives in a host directory (shared by the local and docker backends)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from icae_env.errors import SandboxError, SandboxPathError
+
+__all__ = ["HostWorkspace"]
+
+
+class HostWorkspace:
+    """Mixin: ``read_file``/``write_file``/``copy_in``/``copy_out`` on ``host_workspace``, confined to it.
+
+    Paths are relative to the workspace root or absolute under ``workdir`` (the path commands see); any path
+    that resolves outside the workspace, symlinks included, raises :class:`SandboxPathError`.
+    """
+
+    workdir: str
+
+    @property
+    def host_workspace(self) -> Path:
+        """Host path of the workspace directory."""
+        raise NotImplementedError
+
+    def _host_path(self, path: str) -> Path:
+        if not isinstance(path, str) or not path:
+            raise SandboxPathError(f"path must be a non-empty str, got {path!r}")
+        base = os.path.realpath(self.host_workspace)
+        relative = path
+        if os.path.isabs(path):
+            prefix = self.workdir.rstrip("/") + "/"
+            if path != self.workdir and not path.startswith(prefix):
+                raise SandboxPathError(f"path {path!r} is outside the workspace {self.workdir!r}")
+            relative = path[len(prefix) :] if path != self.workdir else "."
+        full = os.path.realpath(os.path.join(base, relative))
+        if full != base and not full.startswith(base + os.sep):
+            raise SandboxPathError(f"path {path!r} escapes the workspace")
+        return Path(full)
+
+    def read_file(self, path: str) -> bytes:
+        """Return the bytes of workspace file ``path``."""
+        return self._host_path(path).read_bytes()
+
+    def write_file(self, path: str, data: bytes | str) -> None:
+        """Create or replace workspace file ``path``."""
+        target = self._host_path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+    def copy_in(self, src: Path, dest: str = ".") -> None:
+        """Copy host file or tree ``src`` into the workspace at ``dest``."""
+        src = Path(src)
+        target = self._host_path(dest)
+        if src.is_dir():
+            shutil.copytree(src, target, dirs_exist_ok=True, symlinks=True)
+        elif src.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, target / src.name if target.is_dir() else target)
+        else:
+            raise SandboxError(f"copy_in source {str(src)!r} does not exist")
+
+    def copy_out(self, src: str, dest: Path) -> None:
+        """Copy workspace file or tree ``src`` to host path ``dest``."""
+        source = self._host_path(src)
+        if source.is_dir():
+            shutil.copytree(source, dest, dirs_exist_ok=True, symlinks=True)
+        else:
+            Path(dest).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest)
