@@ -16,6 +16,7 @@ import atexit
 import os
 import secrets
 import shutil
+import signal
 import threading
 import weakref
 from collections import deque
@@ -50,6 +51,20 @@ def _client() -> Any:
     except Exception as exc:  # noqa: BLE001 - any connection failure means no engine
         raise SandboxError(f"cannot reach the Docker engine ({exc}); is dockerd running?") from None
     return client
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _install_sigterm_handler() -> None:
+    """Turn SIGTERM into SystemExit (so ``finally`` blocks and exit handlers remove containers).
+
+    Only when SIGTERM still has its default action and we are in the main thread; a handler the application
+    installed is left alone.
+    """
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
 
 def _host_pid_in_container(init_pid: int, inner_pid: int) -> int | None:
@@ -137,6 +152,7 @@ class DockerSandbox(SessionSandbox):
         self.workdir = INNER_WORKDIR
         self.container: Any = None
         _client()
+        _install_sigterm_handler()
 
     @staticmethod
     def available() -> bool:

@@ -102,6 +102,16 @@ env.step({"tool": "bash", "command": "sleep 300"})
 """
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_and_sigint_remove_containers(signum):
+    proc = subprocess.Popen([sys.executable, "-c", RUNNER], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    assert len(_labelled_containers(owner=proc.pid)) == 1
+    proc.send_signal(signum)
+    assert proc.wait(timeout=60) != 0
+    assert _labelled_containers(owner=proc.pid) == []
+
+
 @pytest.mark.slow
 def test_reap_after_sigkilled_runners():
     pids = []
