@@ -8,6 +8,8 @@ as observations.
 
 from __future__ import annotations
 
+import gymnasium.error
+
 __all__ = [
     "IcaeEnvError",
     "TaskValidationError",
@@ -63,8 +65,8 @@ class SandboxPathError(SandboxError, ValueError):
     """A path given to a sandbox file operation escapes the workspace."""
 
 
-class ResetNeeded(IcaeEnvError, RuntimeError):
-    """``step`` was called before ``reset`` or after the episode ended."""
+class ResetNeeded(IcaeEnvError, gymnasium.error.ResetNeeded):
+    """``step`` was called before ``reset`` or after the episode ended (also a Gymnasium ``ResetNeeded``)."""
 
 
 class DependencyNotInstalled(IcaeEnvError, ImportError):

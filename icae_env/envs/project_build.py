@@ -26,7 +26,8 @@ __all__ = ["ProjectBuildEnv", "INTRO"]
 
 INTRO = """{prd}
 ---
-You are building this project in an empty workspace ({workdir}) with a {language} runtime and no network.
+You are building this project in an empty workspace (the shell starts in it) with a {language} runtime and no
+network.
 Tools: bash(command, timeout?), write_file(path, content), str_replace(path, old, new), view(path, range?),
 ask(question), submit(). Paths are relative to the workspace root.
 Ask the user clarification questions with ask(question): you have {budget} questions, and questions the user
@@ -100,9 +101,9 @@ class ProjectBuildEnv(gym.Env):
     ) -> None:
         self._tasks = self._task_choices(task)
         self._check_level(level)
-        if not isinstance(budget, int) or budget < 0:
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
             raise ValueError(f"budget must be an int >= 0, got {budget!r}")
-        if not isinstance(max_steps, int) or max_steps < 1:
+        if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
             raise ValueError(f"max_steps must be an int >= 1, got {max_steps!r}")
         if time_limit_s is not None and time_limit_s <= 0:
             raise ValueError(f"time_limit_s must be > 0 or None, got {time_limit_s!r}")
@@ -180,7 +181,7 @@ class ProjectBuildEnv(gym.Env):
         if task.start_dir is not None:
             box.copy_in(task.start_dir)
         self._state = EpisodeState(task=task, level=level, sandbox=box, user_agent=self._user_agent(task, level))
-        text = INTRO.format(prd=task.prd(level), workdir=box.workdir, language=task.language, budget=self.budget)
+        text = INTRO.format(prd=task.prd(level), language=task.language, budget=self.budget)
         observation = self._observation(text, "env", -1)
         return observation, self._info(None, "reset", Timing())
 

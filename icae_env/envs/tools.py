@@ -57,6 +57,8 @@ def _bash(box: Sandbox, action: Bash) -> ToolOutcome:
     if result.session_restarted:
         parts.append("\n[the shell session ended; a fresh one starts at the workspace root]")
     text = "".join(parts)
+    if result.output_limited:
+        return ToolOutcome(output=text, exit_code=124, action_error="command killed: its output was too large")
     if result.timed_out:
         return ToolOutcome(
             output=text, exit_code=124, action_error=f"command timed out after {result.duration_s:.1f} s"
@@ -83,11 +85,12 @@ def _listing(box: Sandbox, path: str) -> ToolOutcome:
     root = shlex.quote(box.workdir)
     target = shlex.quote(path)
     command = (
-        f"( cd {root} && find {target} -mindepth 1 -maxdepth 2 -not -path '*/.git/*' -printf '%p%y\\n' "
-        f"| sort | head -n {_MAX_LIST_ENTRIES} )"
+        f"( cd {root} && find {target} -mindepth 1 -maxdepth 2 -not -path '*/.git/*' -printf '%y %p\\n' "
+        f"| head -n {_MAX_LIST_ENTRIES} )"
     )
     result = box.exec(command, timeout=30)
-    lines = [f"{line[:-1]}/" if line.endswith("d") else line[:-1] for line in result.stdout.splitlines() if line]
+    entries = [line.split(" ", 1) for line in result.stdout.splitlines() if " " in line]
+    lines = sorted(f"{path}/" if kind == "d" else path for kind, path in entries)
     return ToolOutcome(output="\n".join(lines) + ("\n" if lines else "(empty directory)\n"))
 
 

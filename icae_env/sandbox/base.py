@@ -28,6 +28,8 @@ class ExecResult(BaseModel):
         duration_s: Wall time of the command.
         timed_out: Whether the time limit killed it.
         truncated: Whether stdout or stderr was capped.
+        output_limited: Whether the command was killed because its output passed the hard limit (64 times
+            the kept size); ``exit_code`` is then 124 and ``timed_out`` False.
         session_restarted: Whether the shell session ended (``exit``, time-out in a builtin loop) and will be
             started afresh for the next command, losing ``cd`` and variables.
     """
@@ -41,6 +43,7 @@ class ExecResult(BaseModel):
     timed_out: bool = False
     truncated: bool = False
     session_restarted: bool = False
+    output_limited: bool = False
 
     @property
     def ok(self) -> bool:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import stat
 from pathlib import Path
 
 from icae_env.errors import SandboxError, SandboxPathError
@@ -40,15 +42,55 @@ class HostWorkspace:
             raise SandboxPathError(f"path {path!r} escapes the workspace")
         return Path(full)
 
+    def _open(self, path: str, flags: int, *, create_dirs: bool = False) -> int:
+        """Open a workspace path component by component without following symlinks.
+
+        The path is resolved and checked first; the walk then refuses any symlink, so a directory swapped for a
+        symlink between the check and the open (a race a background process could run) cannot redirect it.
+        """
+        full = self._host_path(path)
+        base = os.path.realpath(self.host_workspace)
+        parts = [p for p in os.path.relpath(full, base).split(os.sep) if p not in ("", ".")]
+        fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for part in parts[:-1]:
+                if create_dirs:
+                    try:
+                        os.mkdir(part, dir_fd=fd)
+                    except FileExistsError:
+                        pass
+                fd = self._step(fd, part, os.O_RDONLY | os.O_DIRECTORY, path)
+            if not parts:
+                return os.dup(fd)
+            return self._step(fd, parts[-1], flags, path)
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _step(dir_fd: int, name: str, flags: int, path: str) -> int:
+        try:
+            child = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(f"/proc/self/fd/{dir_fd}/{name}"):
+                raise SandboxPathError(f"path {path!r} goes through a symlink that changed") from None
+            raise
+        if flags & os.O_DIRECTORY:
+            os.close(dir_fd)
+        return child
+
     def read_file(self, path: str) -> bytes:
         """Return the bytes of workspace file ``path``."""
-        return self._host_path(path).read_bytes()
+        fd = self._open(path, os.O_RDONLY)
+        with os.fdopen(fd, "rb") as handle:
+            if stat.S_ISDIR(os.fstat(handle.fileno()).st_mode):
+                raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+            return handle.read()
 
     def write_file(self, path: str, data: bytes | str) -> None:
         """Create or replace workspace file ``path``."""
-        target = self._host_path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        fd = self._open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, create_dirs=True)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
 
     def copy_in(self, src: Path, dest: str = ".") -> None:
         """Copy host file or tree ``src`` into the workspace at ``dest``."""

@@ -131,14 +131,18 @@ class ShellSession:
             inner = self._await_marker(time.monotonic() + _START_TIMEOUT_S)
             self._host_shell = self._resolve_pid(int(inner)) if inner and inner.isdigit() else None
 
-    def run(self, command: str, timeout: float) -> tuple[int, bool, bool, float]:
+    def run(self, command: str, timeout: float) -> tuple[int, str | None, bool, float]:
         """Run one command.
 
         Returns:
-            ``(exit_code, timed_out, session_ended, duration_s)``; stdout and stderr are in the control files.
+            ``(exit_code, killed_for, session_ended, duration_s)`` where ``killed_for`` is None, ``"timeout"`` or
+            ``"output"`` (the output files passed the hard limit); stdout and stderr are in the control files.
         """
         self.start()
-        assert self._proc is not None and self._proc.stdin is not None  # noqa: S101 - started above
+        assert self._proc is not None and self._proc.stdin is not None  # noqa: S101
+        for name in ("out", "err"):  # the previous command's output must not count against this one
+            with open(self._ctl_host / name, "wb"):
+                pass
         (self._ctl_host / "cmd").write_text(command + "\n", encoding="utf-8", errors="surrogateescape")
         ctl = self._ctl_inner
         line = (
@@ -150,26 +154,27 @@ class ShellSession:
             self._proc.stdin.write(line.encode())
             self._proc.stdin.flush()
         except BrokenPipeError:
-            return self._ended(started)
+            code, _, ended, duration = self._ended(started)
+            return code, None, ended, duration
         return self._wait(started, started + timeout)
 
-    def _wait(self, started: float, deadline: float) -> tuple[int, bool, bool, float]:
-        timed_out = False
+    def _wait(self, started: float, deadline: float) -> tuple[int, str | None, bool, float]:
+        killed_for: str | None = None
         while True:
             now = time.monotonic()
-            if not timed_out and (now >= deadline or self._output_too_large()):
-                timed_out = True
+            if killed_for is None and (now >= deadline or self._output_too_large()):
+                killed_for = "timeout" if now >= deadline else "output"
                 self._kill_command()
                 deadline = now + _GRACE_S
-            elif timed_out and now >= deadline:
+            elif killed_for is not None and now >= deadline:
                 self.kill()
-                return 124, True, True, time.monotonic() - started
+                return 124, killed_for, True, time.monotonic() - started
             status = self._read_marker(min(_POLL_S, max(deadline - now, 0.0)))
             if status == "eof":
                 code, _, ended, duration = self._ended(started)
-                return (124 if timed_out else code), timed_out, ended, duration
+                return (124 if killed_for else code), killed_for, ended, duration
             if status is not None:
-                return (124 if timed_out else int(status)), timed_out, False, time.monotonic() - started
+                return (124 if killed_for else int(status)), killed_for, False, time.monotonic() - started
 
     def _await_marker(self, deadline: float) -> str | None:
         while time.monotonic() < deadline:
@@ -237,7 +242,7 @@ class ShellSession:
             return
         kill_tree(shell, include_root=False)
 
-    def _ended(self, started: float) -> tuple[int, bool, bool, float]:
+    def _ended(self, started: float) -> tuple[int, None, bool, float]:
         assert self._proc is not None  # noqa: S101
         try:
             code = self._proc.wait(timeout=_GRACE_S)
@@ -245,7 +250,7 @@ class ShellSession:
             self.kill()
             code = -9
         self._proc = None
-        return (code if code >= 0 else 128 - code), False, True, time.monotonic() - started
+        return (code if code >= 0 else 128 - code), None, True, time.monotonic() - started
 
     def kill(self) -> None:
         """Kill the shell, its launcher and every process below them."""

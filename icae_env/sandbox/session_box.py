@@ -127,11 +127,14 @@ class SessionSandbox(HostWorkspace):
             self.start()
         assert self._session is not None and self._root is not None  # noqa: S101
         limit = timeout or self.default_timeout
-        code, timed_out, ended, duration = self._session.run(command, limit)
+        code, killed_for, ended, duration = self._session.run(command, limit)
         stdout, cut_out = self._read_capped("out")
         stderr, cut_err = self._read_capped("err")
+        timed_out = killed_for == "timeout"
         if timed_out:
             stderr += f"\n[command timed out after {limit:g} s]"
+        elif killed_for == "output":
+            stderr += f"\n[command killed: its output passed {64 * self.output_limit} bytes]"
         return ExecResult(
             stdout=stdout,
             stderr=stderr,
@@ -140,6 +143,7 @@ class SessionSandbox(HostWorkspace):
             timed_out=timed_out,
             truncated=cut_out or cut_err,
             session_restarted=ended,
+            output_limited=killed_for == "output",
         )
 
     def _read_capped(self, name: str) -> tuple[str, bool]:

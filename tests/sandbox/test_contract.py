@@ -123,3 +123,22 @@ def test_close_twice_removes_everything(any_sandbox):
 def test_unknown_backend_suggests():
     with pytest.raises(ValueError, match="did you mean 'local'"):
         make_sandbox("locl")
+
+
+def test_symlink_swapped_in_after_the_check_is_refused(any_sandbox, tmp_path, monkeypatch):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    any_sandbox.exec("mkdir -p d")
+    checked = type(any_sandbox)._host_path
+
+    def check_then_swap(self, path):
+        resolved = checked(self, path)
+        host_d = self.host_workspace / "d"
+        host_d.rmdir()
+        host_d.symlink_to(outside)  # the race: a background process swaps the directory for a symlink
+        return resolved
+
+    monkeypatch.setattr(type(any_sandbox), "_host_path", check_then_swap)
+    with pytest.raises(SandboxPathError, match="symlink"):
+        any_sandbox.write_file("d/x.txt", "escape")
+    assert not (outside / "x.txt").exists()
