@@ -7,6 +7,7 @@ Commands:
     icae-env tasks inspect-icae ROOT [ALIAS ...] load ICAE-Bench tasks and report tiers and normalisations
     icae-env score WORKSPACE --task NAME [--tiers public,native,enhanced] [--json]
     icae-env run --agent oracle|random [--tasks builtin] [--levels L1] [--out DIR] [--trajectories]
+                 [--workers N [--ray-address ADDR]]
     icae-env replay TRAJECTORY.jsonl
     icae-env images build [LANG ...] [--force]   build the docker sandbox's base image without a registry
     icae-env docker reap [--all]                 remove orphaned icae-env containers (by label)
@@ -16,17 +17,19 @@ Commands:
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import signal
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from icae_env.config import RunConfig, load_config
 from icae_env.errors import IcaeEnvError
+from icae_env.rollout import EpisodeResult
 from icae_env.runner import format_table, resolve_tasks, run_suite
 from icae_env.scoring import ScoreLimits, ScoreReport, score
 from icae_env.tasks import TIERS, export_icae, list_tasks, load_icae_bench, load_task
@@ -174,7 +177,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "sandbox_options": config.sandbox.options(),
     }
     seeds = [int(s) for s in str(args.seeds).split(",") if s.strip()]
-    results = run_suite(
+    suite: Callable[..., list[EpisodeResult]] = run_suite
+    if args.workers > 0:
+        from icae_env.parallel import run_suite_parallel  # needs the ray extra
+
+        suite = functools.partial(run_suite_parallel, workers=args.workers, address=args.ray_address)
+    results = suite(
         policy_class,
         resolve_tasks(args.tasks),
         [lv.strip() for lv in args.levels.split(",")],
@@ -256,6 +264,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--config", help="run configuration YAML (see configs/default.yaml)")
     run.add_argument("--trajectories", action="store_true", help="record a JSONL trajectory per episode")
     run.add_argument("--quiet", action="store_true", help="no progress line")
+    run.add_argument("--workers", type=int, default=0, help="run episodes on N Ray workers (0: in this process)")
+    run.add_argument(
+        "--ray-address",
+        default=None,
+        help="Ray cluster for --workers: auto, HOST:PORT or ray://HOST:PORT (default: RAY_ADDRESS or a local one)",
+    )
     run.set_defaults(func=_cmd_run)
     replay_cmd = commands.add_parser("replay", help="re-run a recorded trajectory and compare the observations")
     replay_cmd.add_argument("trajectory")
