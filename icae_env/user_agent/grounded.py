@@ -28,6 +28,8 @@ SIGNATURE_TRIGGERS = (
 #: Router name -> "module:Class" (imported lazily, so that routers needing extras stay optional).
 ROUTERS: dict[str, str] = {
     "lexical": "icae_env.user_agent.lexical:LexicalRouter",
+    "embedding": "icae_env.user_agent.embedding:EmbeddingRouter",
+    "llm": "icae_env.user_agent.llm:LLMRouter",
 }
 
 

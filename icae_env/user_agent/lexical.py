@@ -1,21 +1,34 @@
-"""The default ``lexical`` router: a numpy inverted index over triggers, records and responses.
+"""The default ``lexical`` router: a fitted linear ranker over numpy inverted indexes of a task's documents.
 
-Each document (record, context pointer, API signature) is indexed in five TF-IDF views (stemmed words plus
-programming-concept tokens; cosine similarity):
+Every document (record, context pointer, API signature) is seen through six views of a question. The word views
+use stemmed words plus programming-concept tokens (:mod:`icae_env.user_agent.text`) and one smoothed inverse
+document frequency shared by all of them, computed over the documents themselves (each document being its
+triggers and response together), so that a word common to the task weighs little in every view:
 
-* its triggers as one bag of words and word bigrams, so a paraphrase that borrows words from several triggers
-  still meets it;
-* character 3/4-grams of its triggers, for morphology and identifiers (``feature1_1_amd``);
-* its response text, which restates the fact in other words, and its best-matching response sentence;
-* triggers and response together.
+* ``triggers``: BM25 over the document's triggers as one bag of words and word bigrams, so that a paraphrase that
+  borrows words from several triggers still meets it;
+* ``combined``: BM25 over triggers and response together (the response restates the fact in other words);
+* ``lead``: the cosine with the response's first sentence, which usually states the fact itself;
+* ``chars``: the cosine of character 3/4-grams of the triggers, for morphology and identifiers;
+* ``nearest``: the cosine with the nearest single trigger;
+* ``cover``: the share of the question's IDF mass found among the triggers' words.
 
-The score is a weighted sum of the cosines times a prior by kind: a whole test-case file only competes at full
-weight when the question is about tests or examples, and context pointers and the API signature yield to records.
-A question that restates a trigger exactly (after normalisation) always reaches its document. A question is
-answered only when enough of its words are known to the task and the best score clears a threshold
-(so that off-topic questions get the fallback); further documents must come close to the best one, so that
-replies stay focused. Everything is deterministic; weights were calibrated by leave-one-trigger-out runs
-(``benchmarks/router_quality.py``).
+BM25 scores (with the usual ``k1 = 1.2``, ``b = 0.75``) and ``cover`` are divided by the question's IDF mass, so
+every view lies in ``[0, 1]``. The score of a document is a weighted sum of its views plus a bias by kind: a whole
+test-case file yields unless the question is about tests or examples, and context pointers and the API signature
+yield to records. The weights were fitted once, offline, with a softmax ranking loss on the leave-one-trigger-out
+questions of the built-in tasks only (:func:`icae_env.user_agent.evaluation.fit_lexical_weights`,
+``python benchmarks/router_quality.py --fit``); the ICAE sample served as held-out check. They are plain constants:
+nothing is learned at run time and nothing names a word or a task. (Two views get negative weights: they correct
+for the overlap between views, not for any vocabulary.)
+
+A question is answered only when it is on topic: enough of its words are known to the task (``min_known``) and some
+document contains a fair share of its information (``min_support``, unknown words weighing as the rarest), so that
+off-topic questions get the fallback. A question that restates a trigger exactly (after normalisation) always
+reaches its document. A further document joins the reply only when its score is within ``margin`` of the best one:
+scores are logits of the fitted softmax, so the margin bounds how much less likely the extra document is. Replies
+stay focused, while a genuinely ambiguous question (a task's own test-script record against the generic harness
+record, say) gets both candidates. Everything is deterministic and picklable.
 """
 
 from __future__ import annotations
@@ -23,7 +36,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +44,21 @@ import numpy as np
 from icae_env.user_agent.base import Document, Match
 from icae_env.user_agent.text import char_ngrams, tokens
 
-__all__ = ["LexicalRouter", "LexicalWeights"]
+__all__ = [
+    "COEFFICIENTS",
+    "DEFAULT_WEIGHTS",
+    "LexicalRouter",
+    "LexicalWeights",
+    "VIEWS",
+    "about_tests",
+    "lead_sentence",
+    "routable_response",
+]
+
+#: The views of a question, in the order of :meth:`LexicalRouter.features` rows and of the fitted weights.
+VIEWS = ("triggers", "combined", "lead", "chars", "nearest", "cover")
+#: The columns of :meth:`LexicalRouter.design`: the views, then the kind indicators that the biases multiply.
+COEFFICIENTS = (*VIEWS, "test_case_bias", "test_question_bias", "auxiliary_bias")
 
 _TEST_WORDS = frozenset({"~test", "case", "exampl", "sampl", "featur", "fixtur", "expect"})
 _SENTENCE = re.compile(r"(?<=[.;:!?])\s+|\n+")
@@ -40,62 +67,134 @@ _TEST_CASE_RESPONSE_CHARS = 300
 
 @dataclass(frozen=True)
 class LexicalWeights:
-    """Weights, priors and thresholds of the lexical score."""
+    """Weights of the views, biases by kind, and the reply rules.
 
-    bag: float = 0.4
-    chars: float = 0.2
-    response: float = 0.3
-    sentence: float = 0.2
-    combined: float = 0.6
-    test_case_prior: float = 0.4
-    pointer_prior: float = 0.7
-    threshold: float = 0.25
-    relative: float = 0.75
-    min_known: float = 0.3
-    exact: float = 1.0
+    Attributes:
+        triggers: Weight of the BM25 score over the trigger bag.
+        combined: Weight of the BM25 score over triggers and response together.
+        lead: Weight of the first response sentence's cosine.
+        chars: Weight of the character n-gram cosine over the triggers.
+        nearest: Weight of the nearest single trigger's cosine.
+        cover: Weight of the share of the question's IDF mass found among the triggers.
+        test_case_bias: Added to a test-case record when the question is not about tests or examples.
+        test_question_bias: Added to a test-case record when the question is about tests or examples.
+        auxiliary_bias: Added to context pointers and the API signature.
+        threshold: The best score must reach this for the question to be answered.
+        margin: Further documents must score at least ``best - margin``.
+        min_known: The share of the question's words the task must know for it to be answered.
+        min_support: The share of the question's IDF mass (unknown words weighing as the rarest) that its best
+            supporting document (triggers and response) must contain for it to be answered.
+        exact: Added to a document one of whose triggers equals the question after normalisation.
+        k1: BM25 term-frequency saturation.
+        b: BM25 length normalisation.
+    """
+
+    triggers: float = 0.0
+    combined: float = 0.0
+    lead: float = 0.0
+    chars: float = 0.0
+    nearest: float = 0.0
+    cover: float = 0.0
+    test_case_bias: float = 0.0
+    test_question_bias: float = 0.0
+    auxiliary_bias: float = 0.0
+    threshold: float = 0.5
+    margin: float = 1.5
+    min_known: float = 0.4
+    min_support: float = 0.25
+    exact: float = 10.0
+    k1: float = 1.2
+    b: float = 0.75
+
+    def coefficients(self) -> np.ndarray:
+        """Return the view weights and kind biases in :data:`COEFFICIENTS` order."""
+        return np.array([getattr(self, name) for name in COEFFICIENTS], dtype=np.float64)
 
 
-class _Index:
-    """A sparse TF-IDF matrix stored as postings in numpy arrays, with L2-normalised rows."""
+#: Weights fitted on the built-in tasks' leave-one-trigger-out questions (see the module docstring).
+DEFAULT_WEIGHTS = LexicalWeights(
+    triggers=4.74,
+    combined=7.15,
+    lead=4.33,
+    chars=3.01,
+    nearest=-1.2,
+    cover=-2.06,
+    test_case_bias=-4.4,
+    test_question_bias=-2.1,
+    auxiliary_bias=-6.45,
+)
 
-    def __init__(self, rows: Sequence[list[str]], owners: Sequence[int], n_docs: int) -> None:
-        df: Counter[str] = Counter()
-        for row in rows:
-            df.update(set(row))
-        n_rows = max(len(rows), 1)
-        self.idf = {t: math.log(1 + n_rows / c) for t, c in df.items()}
-        self.vocab = {t: i for i, t in enumerate(sorted(df))}
+
+class _Postings:
+    """A sparse rows x terms matrix stored as per-term postings in numpy arrays.
+
+    Args:
+        rows: Per row, its term weights.
+        owners: Per row, the document it belongs to.
+        n_docs: The number of documents.
+    """
+
+    def __init__(self, rows: Sequence[Mapping[str, float]], owners: Iterable[int], n_docs: int) -> None:
+        self.vocab = {t: i for i, t in enumerate(sorted({t for row in rows for t in row}))}
         postings: list[list[tuple[int, float]]] = [[] for _ in self.vocab]
         for r, row in enumerate(rows):
-            weights = {t: (1 + math.log(c)) * self.idf[t] for t, c in Counter(row).items()}
-            norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
-            for t, w in weights.items():
-                postings[self.vocab[t]].append((r, w / norm))
+            for term, weight in row.items():
+                postings[self.vocab[term]].append((r, weight))
         self.starts = np.zeros(len(postings) + 1, dtype=np.int64)
         self.starts[1:] = np.cumsum([len(p) for p in postings])
         self.rows = np.array([r for p in postings for r, _ in p], dtype=np.int64)
         self.weights = np.array([w for p in postings for _, w in p], dtype=np.float64)
-        self.owners = np.asarray(owners, dtype=np.int64)
+        self.owners = np.asarray(list(owners), dtype=np.int64)
         self.n_rows, self.n_docs = len(rows), n_docs
+        self.one_row_per_doc = bool(np.array_equal(self.owners, np.arange(n_docs)))
 
-    def cosine(self, query: list[str]) -> np.ndarray:
-        """Return the cosine of ``query`` with every row."""
-        weights = {t: (1 + math.log(c)) * self.idf[t] for t, c in Counter(query).items() if t in self.vocab}
-        norm = math.sqrt(sum(w * w for w in weights.values()))
+    def dot(self, query: Mapping[str, float]) -> np.ndarray:
+        """Return, per row, the dot product with the ``query`` term weights."""
         scores = np.zeros(self.n_rows)
-        if not norm:
-            return scores
-        for term, weight in weights.items():
-            i = self.vocab[term]
-            lo, hi = self.starts[i], self.starts[i + 1]
-            scores[self.rows[lo:hi]] += self.weights[lo:hi] * (weight / norm)
+        for term, weight in query.items():
+            i = self.vocab.get(term)
+            if i is not None:
+                lo, hi = self.starts[i], self.starts[i + 1]
+                scores[self.rows[lo:hi]] += self.weights[lo:hi] * weight
         return scores
 
-    def best_per_doc(self, query: list[str]) -> np.ndarray:
-        """Return, per document, the best cosine over the rows it owns."""
+    def best_per_doc(self, query: Mapping[str, float]) -> np.ndarray:
+        """Return, per document, the best dot product over the rows it owns."""
+        scores = self.dot(query)
+        if self.one_row_per_doc:
+            return scores
         best = np.zeros(self.n_docs)
-        np.maximum.at(best, self.owners, self.cosine(query))
+        np.maximum.at(best, self.owners, scores)
         return best
+
+
+def _idf(bags: Sequence[set[str]]) -> dict[str, float]:
+    """Return smoothed IDF, ``log(1 + N / df)``, over ``bags`` (one term set per document)."""
+    df: Counter[str] = Counter()
+    for bag in bags:
+        df.update(bag)
+    n = max(len(bags), 1)
+    return {t: math.log(1 + n / c) for t, c in df.items()}
+
+
+def _tfidf(terms: Sequence[str], idf: Mapping[str, float]) -> dict[str, float]:
+    """Return L2-normalised log-TF x IDF weights of ``terms`` (terms without IDF are dropped)."""
+    weights = {t: (1 + math.log(c)) * idf[t] for t, c in Counter(terms).items() if idf.get(t)}
+    norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+    return {t: w / norm for t, w in weights.items()}
+
+
+def _bm25_rows(rows: Sequence[list[str]], k1: float, b: float) -> list[dict[str, float]]:
+    """Return BM25's saturated, length-normalised term frequencies per row, in ``[0, 1)``.
+
+    The IDF factor comes from the question side (:meth:`LexicalRouter._mass`).
+    """
+    average = sum(len(r) for r in rows) / max(len(rows), 1) or 1.0
+    weighted = []
+    for row in rows:
+        norm = k1 * (1 - b + b * len(row) / average)
+        weighted.append({t: c / (c + norm) for t, c in Counter(row).items()})
+    return weighted
 
 
 def _with_bigrams(words: list[str]) -> list[str]:
@@ -103,8 +202,19 @@ def _with_bigrams(words: list[str]) -> list[str]:
     return words + [f"{a}_{b}" for a, b in zip(stems, stems[1:], strict=False)]
 
 
-def _response_text(doc: Document) -> str:
+def routable_response(doc: Document) -> str:
+    """Return the part of a document's response that routers index (the head of a whole test-case file)."""
     return doc.response[:_TEST_CASE_RESPONSE_CHARS] if doc.is_test_cases else doc.response
+
+
+def lead_sentence(text: str) -> str:
+    """Return the first non-blank sentence of ``text``."""
+    return next((s for s in _SENTENCE.split(text) if s.strip()), "")
+
+
+def about_tests(words: Iterable[str]) -> bool:
+    """Return whether a question with these tokens asks about tests, cases or examples."""
+    return not _TEST_WORDS.isdisjoint(words)
 
 
 class LexicalRouter:
@@ -112,24 +222,22 @@ class LexicalRouter:
 
     Args:
         documents: The documents to route between.
-        weights: Score weights, priors and thresholds.
+        weights: View weights, biases and reply rules (the fitted defaults when omitted).
+
+    Example:
+        >>> router = LexicalRouter([Document("C1", "behavior", ("how are cycles reported",), "As errors.")])
+        >>> [m.index for m in router.route("how do you report a cycle?")], router.route("tell me a joke")
+        ([0], [])
     """
 
     name = "lexical"
 
     def __init__(self, documents: Sequence[Document], weights: LexicalWeights | None = None) -> None:
         self.documents = tuple(documents)
-        self.weights = weights or LexicalWeights()
-        n = len(self.documents)
-        triggers = [" ".join(d.triggers) for d in self.documents]
-        responses = [_response_text(d) for d in self.documents]
-        sentences = [(i, s) for i, text in enumerate(responses) for s in _SENTENCE.split(text) if s.strip()]
-        self._bags = _Index([_with_bigrams(tokens(t)) for t in triggers], range(n), n)
-        self._chars = _Index([char_ngrams(t) for t in triggers], range(n), n)
-        self._responses = _Index([tokens(r) for r in responses], range(n), n)
-        self._sentences = _Index([tokens(s) for _, s in sentences], [i for i, _ in sentences], n)
-        self._combined = _Index([tokens(f"{t} {r}") for t, r in zip(triggers, responses, strict=True)], range(n), n)
-        self._known = set(self._bags.vocab) | set(self._responses.vocab)
+        self.weights = weights or DEFAULT_WEIGHTS
+        self._coefficients = self.weights.coefficients()
+        self._build_word_views()
+        self._build_char_view()
         self._is_test_cases = np.array([d.is_test_cases for d in self.documents], dtype=bool)
         self._is_aux = np.array([not d.is_constraint for d in self.documents], dtype=bool)
         self._exact: dict[str, list[int]] = {}
@@ -137,35 +245,87 @@ class LexicalRouter:
             for trigger in doc.triggers:
                 self._exact.setdefault(" ".join(tokens(trigger)), []).append(i)
 
+    def _build_word_views(self) -> None:
+        n, w = len(self.documents), self.weights
+        words = [tokens(" ".join(d.triggers)) for d in self.documents]
+        bags = [_with_bigrams(t) for t in words]
+        responses = [tokens(routable_response(d)) for d in self.documents]
+        self._idf = _idf([set(t) | set(r) for t, r in zip(bags, responses, strict=True)])
+        self._max_idf = math.log(1 + max(n, 1))
+        self._triggers = _Postings(_bm25_rows(bags, w.k1, w.b), range(n), n)
+        combined = [t + r for t, r in zip(words, responses, strict=True)]
+        self._combined = _Postings(_bm25_rows(combined, w.k1, w.b), range(n), n)
+        leads = [tokens(lead_sentence(routable_response(d))) for d in self.documents]
+        self._leads = _Postings([_tfidf(s, self._idf) for s in leads], range(n), n)
+        phrases = [(i, tokens(t)) for i, d in enumerate(self.documents) for t in d.triggers]
+        self._nearest = _Postings([_tfidf(t, self._idf) for _, t in phrases], [i for i, _ in phrases], n)
+        self._cover = _Postings([dict.fromkeys(bag, 1.0) for bag in bags], range(n), n)
+        supports = [dict.fromkeys(t + r, 1.0) for t, r in zip(bags, responses, strict=True)]
+        self._support = _Postings(supports, range(n), n)
+
+    def _build_char_view(self) -> None:
+        n = len(self.documents)
+        grams = [char_ngrams(" ".join(d.triggers)) for d in self.documents]
+        self._char_idf = _idf([set(g) for g in grams])
+        self._chars = _Postings([_tfidf(g, self._char_idf) for g in grams], range(n), n)
+
+    def _mass(self, terms: list[str], unknown: float = 0.0) -> dict[str, float]:
+        """Return each known term's IDF over the question's IDF mass (an unknown term weighs ``unknown``)."""
+        unique = set(terms)
+        mass = sum(self._idf.get(t, unknown) for t in unique) or 1.0
+        return {t: self._idf[t] / mass for t in unique if t in self._idf}
+
+    def answerable(self, words: list[str]) -> bool:
+        """Return whether a question with these tokens is on topic (see ``min_known`` and ``min_support``)."""
+        if not words or not self.documents:
+            return False
+        if sum(t in self._idf for t in words) / len(words) < self.weights.min_known:
+            return False
+        support = self._support.dot(self._mass(words, unknown=self._max_idf))
+        return bool(support.max() >= self.weights.min_support)
+
+    def features(self, question: str) -> np.ndarray:
+        """Return the views of ``question``: an array of shape ``(len(VIEWS), len(documents))``."""
+        words = tokens(question)
+        mass, cosine = self._mass(words), _tfidf(words, self._idf)
+        return np.stack(
+            [
+                self._triggers.dot(self._mass(_with_bigrams(words))),
+                self._combined.dot(mass),
+                self._leads.dot(cosine),
+                self._chars.dot(_tfidf(char_ngrams(question), self._char_idf)),
+                self._nearest.best_per_doc(cosine),
+                self._cover.dot(mass),
+            ]
+        )
+
+    def design(self, question: str) -> np.ndarray:
+        """Return the ranker's inputs, shape ``(len(documents), len(COEFFICIENTS))``: views and kind indicators."""
+        tests = self._is_test_cases.astype(np.float64)
+        about = about_tests(tokens(question))
+        kinds = np.stack([tests * (not about), tests * about, self._is_aux.astype(np.float64)])
+        return np.concatenate([self.features(question), kinds]).T
+
     def scores(self, question: str) -> np.ndarray:
-        """Return the combined score of every document for ``question`` (zeros when too few words are known)."""
+        """Return the score of every document for ``question``, on topic or not (zeros for no words)."""
         words = tokens(question)
         if not self.documents or not words:
             return np.zeros(len(self.documents))
-        w = self.weights
-        if sum(t in self._known for t in words) / len(words) < w.min_known:
-            return np.zeros(len(self.documents))
-        score = (
-            w.bag * self._bags.cosine(_with_bigrams(words))
-            + w.chars * self._chars.cosine(char_ngrams(question))
-            + w.response * self._responses.cosine(words)
-            + w.sentence * self._sentences.best_per_doc(words)
-            + w.combined * self._combined.cosine(words)
-        )
-        if not _TEST_WORDS.intersection(words):
-            score[self._is_test_cases] *= w.test_case_prior
-        score[self._is_aux] *= w.pointer_prior
-        score[self._exact.get(" ".join(words), [])] += w.exact
+        score = self.design(question) @ self._coefficients
+        score[self._exact.get(" ".join(words), [])] += self.weights.exact
         return score
 
     def route(self, question: str) -> list[Match]:
-        """Return documents above the threshold and close to the best, best first (ties by index)."""
-        scores = self.scores(question)
-        if not scores.size:
+        """Return the documents above the threshold and within the margin of the best, best first (ties by index).
+
+        An off-topic question (see :meth:`answerable`) gets no match.
+        """
+        if not self.answerable(tokens(question)):
             return []
+        scores = self.scores(question)
         order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
         top = scores[order[0]]
         if top < self.weights.threshold:
             return []
-        floor = max(self.weights.threshold, self.weights.relative * top)
+        floor = max(self.weights.threshold, top - self.weights.margin)
         return [Match(i, float(scores[i])) for i in order if scores[i] >= floor]
