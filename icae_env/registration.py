@@ -37,6 +37,11 @@ ENV_FAMILIES: tuple[EnvFamily, ...] = (
         entry_point="icae_env.envs.project_build:ProjectBuildEnv",
         kwargs={"task": "builtin/config-lint", "level": "L1", "sandbox": "local", "budget": 16, "max_steps": 200},
     ),
+    EnvFamily(
+        id="icae/Clarify-v0",
+        entry_point="icae_env.envs.clarify:ClarifyEnv",
+        kwargs={"task": "builtin/config-lint", "level": "L1", "budget": 16, "question_cost": 0.02, "max_steps": 64},
+    ),
 )
 
 

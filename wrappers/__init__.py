@@ -1,8 +1,39 @@
 """Gymnasium wrappers for icae-env environments, one concern per module.
 
-Importable both as ``wrappers`` and as ``icae_env.wrappers``. The environment itself
-(``icae/ProjectBuild-v0``) and its wrappers are tracked in their own issues; this package is the place they
-land.
+Importable both as ``wrappers`` and as ``icae_env.wrappers``. A typical LLM-agent stack, innermost first::
+
+    env = icae_env.make("icae/ProjectBuild-v0", task="builtin/unidiff")
+    env = RecordEpisode(env, "runs/trajectories")  # the env's own actions and observations, replayable
+    env = ShapedReward(env)                         # dense terms in info["shaping"]
+    env = TextActions(env)                          # raw model output -> one action
+    env = ChatObservations(env)                     # observations as OpenAI chat messages
+
+- :class:`TextActions` (:mod:`wrappers.text_actions`): tool-call JSON, XML tags and fenced blocks to actions.
+- :class:`ChatObservations` (:mod:`wrappers.chat_observations`): role/content messages; :func:`tool_schemas`
+  exports the tools as OpenAI function definitions.
+- :class:`ShapedReward` (:mod:`wrappers.shaped_reward`): recovered records, Public progress, fallback penalty.
+- :class:`RecordEpisode` (:mod:`wrappers.record_episode`): JSONL trajectories that replay.
 """
 
-__all__: list[str] = []
+from __future__ import annotations
+
+from wrappers.chat_observations import ChatObservations, Messages, assistant_turns
+from wrappers.record_episode import RecordEpisode
+from wrappers.shaped_reward import ShapedReward
+from wrappers.text_actions import INVALID_ACTION, TextActions
+from wrappers.text_parsing import TextActionError, parse_text_action
+from wrappers.tool_schema import TOOL_NAMES, tool_schemas
+
+__all__ = [
+    "INVALID_ACTION",
+    "TOOL_NAMES",
+    "ChatObservations",
+    "Messages",
+    "RecordEpisode",
+    "ShapedReward",
+    "TextActionError",
+    "TextActions",
+    "assistant_turns",
+    "parse_text_action",
+    "tool_schemas",
+]

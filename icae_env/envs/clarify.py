@@ -23,7 +23,7 @@ from icae_env.errors import ResetNeeded, TaskNotFoundError
 from icae_env.spaces import UnicodeText
 from icae_env.tasks import LEVELS, Task, load_task
 from icae_env.user_agent.base import Match, Router
-from icae_env.user_agent.grounded import GroundedUserAgent, documents_for, make_router
+from icae_env.user_agent.grounded import ROUTERS, GroundedUserAgent, documents_for, make_router
 
 __all__ = ["ClarifyEnv", "MemoRouter", "STOP"]
 
@@ -168,14 +168,11 @@ class ClarifyEnv(gym.Env):
     ) -> None:
         self._tasks = self._task_choices(task)
         self._check_level(level)
-        for name, value, low in (("budget", budget, 1), ("max_steps", max_steps, 1), ("memo_size", memo_size, 0)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-        if not isinstance(question_cost, (int, float)) or not math.isfinite(question_cost) or question_cost < 0:
-            raise ValueError(f"question_cost must be a finite number >= 0, got {question_cost!r}")
+        self._check_numbers(budget, question_cost, max_steps, memo_size)
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        make_router(router, ())  # fail fast on an unknown router name
+        if router not in ROUTERS:
+            make_router(router, ())  # raises ValueError naming the known routers
         self.level, self.budget, self.question_cost = level, budget, float(question_cost)
         self.max_steps, self.router, self.memo_size, self.render_mode = max_steps, router, memo_size, render_mode
         self.action_space = UnicodeText(MAX_QUESTION_CHARS)
@@ -199,6 +196,14 @@ class ClarifyEnv(gym.Env):
         if not choices or not all(isinstance(t, (str, Path, Task)) for t in choices):
             raise TypeError(f"task must be a name, path, Task or a non-empty sequence of them; got {task!r}")
         return tuple(str(t) if isinstance(t, Path) else t for t in choices)
+
+    @staticmethod
+    def _check_numbers(budget: Any, question_cost: Any, max_steps: Any, memo_size: Any) -> None:
+        for name, value, low in (("budget", budget, 1), ("max_steps", max_steps, 1), ("memo_size", memo_size, 0)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        if not isinstance(question_cost, (int, float)) or not math.isfinite(question_cost) or question_cost < 0:
+            raise ValueError(f"question_cost must be a finite number >= 0, got {question_cost!r}")
 
     @staticmethod
     def _check_level(level: Any) -> None:

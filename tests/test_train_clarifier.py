@@ -1,0 +1,129 @@
+"""examples/train_clarifier.py and baselines/heuristic_clarifier.py: candidates, the heuristic, a training run."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from baselines.heuristic_clarifier import (
+    GENERIC_QUESTIONS,
+    TERM_TEMPLATES,
+    HeuristicClarifier,
+    candidate_questions,
+    prd_sentences,
+    prd_terms,
+)
+from icae_env.envs.clarify import STOP, ClarifyEnv
+from icae_env.tasks import load_task
+
+ROOT = Path(__file__).resolve().parents[1]
+PRD = "## PRD\nWe need a diff tool. The diff tool prints hunks; the hunk header shows ranges.\n- keep the core small"
+RESULT = re.compile(r"held-out task-specific coverage: before (\d+\.\d)%, after (\d+\.\d)% \(([+-]\d+\.\d) points\)")
+
+
+def run_script(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=900, cwd=ROOT)
+
+
+def test_prd_terms_and_sentences_come_from_the_prd():
+    terms = prd_terms(PRD, 4)
+    assert terms[0] == "diff tool" and len(terms) == 4  # the most frequent multi-word phrase leads
+    assert all(t in PRD.lower() for t in terms) and "need" not in " ".join(terms)  # PRD phrases, no stopwords
+    assert not any(a in b for a in terms for b in terms if a != b) and "hunk header shows" not in terms
+    assert prd_sentences(PRD) == [
+        "We need a diff tool.",
+        "The diff tool prints hunks; the hunk header shows ranges.",
+        "keep the core small",
+    ]
+    with pytest.raises(ValueError, match="limit must be >= 0, got -1"):
+        prd_terms(PRD, -1)
+
+
+def test_candidates_cover_generic_term_and_sentence_kinds():
+    candidates = candidate_questions(PRD, terms=2)
+    kinds = [k.split(":")[0] for k, _ in candidates]
+    assert kinds.count("generic") == len(GENERIC_QUESTIONS)
+    assert kinds.count("term") == 2 * len(TERM_TEMPLATES) and kinds.count("sentence") == 3
+    assert ("term:1:0", TERM_TEMPLATES[1].format(term="diff tool")) in candidates
+    assert candidates[-1] == ("sentence:2:3", "keep the core small How exactly should this work?")
+
+
+def test_the_heuristic_reads_only_the_prd_and_stops_at_the_budget():
+    env = ClarifyEnv(task="builtin/unidiff", budget=4, question_cost=0.0)
+    policy = HeuristicClarifier()
+    observation, info = env.reset(seed=0)
+    policy.reset(None, "L1", observation, 0)  # no task: the heuristic never reads it
+    asked, done = [], False
+    while not done:
+        action = policy.act(observation, info)
+        asked.append(action)
+        observation, _, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    assert len(asked) == 4 and STOP not in asked and asked[0] == GENERIC_QUESTIONS[0]
+    assert info["stats"]["task_coverage"] > 0
+    assert policy.act({"questions_left": 0}, {}) == STOP
+    with pytest.raises(ValueError, match="terms must be >= 0, got -2"):
+        HeuristicClarifier(terms=-2)
+
+
+def test_the_heuristic_script_prints_a_coverage_table():
+    result = run_script(
+        "baselines/heuristic_clarifier.py", "--tasks", "builtin/unidiff,builtin/cron-next", "--budget", "3"
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split() for line in result.stdout.splitlines()[1:]]
+    assert [r[:2] for r in rows[:4]] == [["unidiff", "L1"], ["unidiff", "L2"], ["cron-next", "L1"], ["cron-next", "L2"]]
+    assert all(r[3] == "3" for r in rows[:4]) and rows[-1][0] == "MEAN"
+
+
+def test_a_short_training_run_saves_the_curve_and_prints_before_and_after(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "train"
+    result = run_script(
+        "examples/train_clarifier.py",
+        "--episodes",
+        "40",
+        "--eval_every",
+        "20",
+        "--eval_episodes",
+        "2",
+        "--out",
+        str(out),
+    )
+    assert result.returncode == 0, result.stderr
+    match = RESULT.search(result.stdout)
+    assert match, result.stdout
+    before, after, gain = map(float, match.groups())
+    assert gain == pytest.approx(after - before, abs=0.11)
+    png = out / "learning_curve.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"learning curve: {png}" in result.stdout
+
+
+@pytest.mark.slow
+def test_the_default_training_run_improves_held_out_coverage(tmp_path):
+    pytest.importorskip("matplotlib")
+    result = run_script("examples/train_clarifier.py", "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    match = RESULT.search(result.stdout)
+    assert match, result.stdout
+    before, after, _ = map(float, match.groups())
+    assert after >= before + 5.0, result.stdout
+
+
+def test_the_untrained_policy_is_uniform_and_features_transfer():
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        import train_clarifier
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+    policy = train_clarifier.Policy(terms=10)
+    kinds = [k for k, _ in candidate_questions(load_task("builtin/unidiff").prd("L1"))]
+    phi = policy.features(kinds)
+    assert phi.shape == (len(kinds), policy.theta.size) and phi[:, -3:].sum() == 0  # dynamic columns start at 0
+    left = phi[:, 0] == 0  # everything but the first generic question
+    p = policy.probabilities(phi, left)
+    assert p[0] == 0 and p[left] == pytest.approx(1 / left.sum())
