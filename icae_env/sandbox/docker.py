@@ -1,9 +1,9 @@
 """The ``docker`` sandbox: one container per episode, the workspace on a mounted host directory.
 
-The container runs ``sleep infinity`` under Docker's init process, with network off by default and cpu, memory
-and pids limits. Commands go to one ``bash`` started with ``docker exec -i`` and driven like the local session
-(the workspace and control directory are bind mounts, so output capping and file operations are the local
-ones). A time-out kills the running command's process tree through the host's view of the container's
+The container's main process is the session's ``bash`` under Docker's init process, with network off by default
+and cpu, memory and pids limits. Its stdin/stdout are attached through the SDK before it starts and driven like
+the local session (the workspace and control directory are bind mounts, so output capping and file operations
+are the local ones). A time-out kills the running command's process tree through the host's view of the container's
 processes. Containers carry the labels ``icae-env=1``, ``icae-env.run`` and ``icae-env.owner-pid``, are removed
 on close, on garbage collection and at interpreter exit, and :func:`reap` removes the ones whose owner died.
 
@@ -17,6 +17,7 @@ import os
 import secrets
 import shutil
 import signal
+import subprocess
 import threading
 import weakref
 from collections import deque
@@ -86,6 +87,89 @@ def _host_pid_in_container(init_pid: int, inner_pid: int) -> int | None:
         if nspid and nspid[-1] == str(inner_pid):
             return int(entry)
     return None
+
+
+class _SocketWriter:
+    """The ``stdin`` of an exec session: writes go straight to the attached socket."""
+
+    def __init__(self, sock: Any) -> None:
+        self._sock = sock
+
+    def write(self, data: bytes) -> None:
+        self._sock.sendall(data)
+
+    def flush(self) -> None:
+        """Writes are not buffered."""
+
+    def close(self) -> None:
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+
+
+class _AttachedShell:
+    """A ``Popen``-like handle on the container's own ``bash`` (its main process under Docker's init).
+
+    The socket is attached before the container starts, so the session is live the moment the container runs (no
+    ``docker exec``); a session that ends stops the container, and the next handle starts it again with the same
+    mounts. Docker multiplexes the attached stream in frames (an 8-byte header: stream type, 3 zero bytes,
+    big-endian size); a thread strips the headers and feeds stdout into a pipe, so the session reads it like a
+    subprocess's.
+    """
+
+    pid = 0  # no local process: the session kills the shell through its host pid
+
+    def __init__(self, container_id: str) -> None:
+        api = _client().api
+        self._api, self._container_id = api, container_id
+        sock = api.attach_socket(container_id, params={"stdin": 1, "stdout": 1, "stream": 1})
+        self._raw = getattr(sock, "_sock", sock)
+        api.start(container_id)
+        read_fd, write_fd = os.pipe()
+        self.stdout = os.fdopen(read_fd, "rb", buffering=0)
+        self.stdin = _SocketWriter(self._raw)
+        self._thread = threading.Thread(target=self._demux, args=(write_fd,), daemon=True, name="icae-docker-attach")
+        self._thread.start()
+
+    def _demux(self, write_fd: int) -> None:
+        buffer = b""
+        try:
+            while chunk := self._raw.recv(65536):
+                buffer += chunk
+                while len(buffer) >= 8 and len(buffer) >= 8 + int.from_bytes(buffer[4:8], "big"):
+                    size = int.from_bytes(buffer[4:8], "big")
+                    payload, buffer = buffer[8 : 8 + size], buffer[8 + size :]
+                    if payload:
+                        view = memoryview(payload)
+                        while view:
+                            view = view[os.write(write_fd, view) :]
+        except OSError:
+            pass
+        finally:
+            os.close(write_fd)
+
+    def _exit_code(self) -> int:
+        try:
+            code = self._api.inspect_container(self._container_id)["State"].get("ExitCode")
+        except Exception:  # noqa: BLE001 - the container may be gone
+            code = None
+        return 0 if code is None else int(code)
+
+    def poll(self) -> int | None:
+        """None while the session runs, else its exit code."""
+        return None if self._thread.is_alive() else self._exit_code()
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the session to end and return its exit code."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise subprocess.TimeoutExpired("docker attach", timeout or 0)
+        return self._exit_code()
+
+
+def _init_pid(container_id: str) -> int:
+    return int(_client().api.inspect_container(container_id)["State"]["Pid"])
 
 
 def _remove_container(container_id: str) -> None:
@@ -180,10 +264,10 @@ class DockerSandbox(SessionSandbox):
         """Start a container and its session (used directly and by the warm pool)."""
         root = new_root()
         labels = {LABEL: "1", f"{LABEL}.run": RUN_ID, f"{LABEL}.owner-pid": str(os.getpid())}
-        container = _client().containers.run(
+        container = _client().containers.create(
             self.image,
-            ["sleep", "infinity"],
-            detach=True,
+            ["bash", "--noprofile", "--norc"],
+            stdin_open=True,
             init=True,
             labels=labels,
             name=f"icae-{RUN_ID}-{secrets.token_hex(4)}",
@@ -200,18 +284,15 @@ class DockerSandbox(SessionSandbox):
             },
         )
         try:
-            container.reload()
-            init_pid = int(container.attrs["State"]["Pid"])
-            argv = ["docker", "exec", "-i", "-w", INNER_WORKDIR, container.id, "bash", "--noprofile", "--norc"]
-            host_env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG")}
             session = ShellSession(
-                argv,
-                host_env,
+                ["docker", "attach", container.id],
+                {},
                 root,
                 root / "ctl",
                 _INNER_CTL,
                 64 * self.output_limit,
-                resolve_pid=lambda inner: _host_pid_in_container(init_pid, inner),
+                resolve_pid=lambda inner: _host_pid_in_container(_init_pid(container.id), inner),
+                spawn=lambda: _AttachedShell(container.id),
             )
             session.start()
         except Exception:

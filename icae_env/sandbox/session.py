@@ -18,6 +18,7 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 __all__ = ["ShellSession", "descendants", "kill_tree"]
 
@@ -78,6 +79,8 @@ class ShellSession:
         resolve_pid: Maps the shell's own ``$$`` (as seen in its pid namespace) to its host pid, for shells that
             are not descendants of the launcher (``docker exec``). By default the launcher's process tree is
             walked down to the first ``bash``.
+        spawn: Starts the shell and returns a ``subprocess.Popen``-like handle (``stdin``, ``stdout``, ``pid``,
+            ``poll``, ``wait``); by default ``argv`` is run as a subprocess.
     """
 
     def __init__(
@@ -89,6 +92,7 @@ class ShellSession:
         ctl_inner: str,
         output_hard_limit: int,
         resolve_pid: Callable[[int], int | None] | None = None,
+        spawn: Callable[[], Any] | None = None,
     ) -> None:
         self._argv = list(argv)
         self._env = env
@@ -100,6 +104,7 @@ class ShellSession:
         self._nonce = secrets.token_hex(8).encode()
         self._buffer = b""
         self._resolve_pid = resolve_pid
+        self._spawn = spawn
         self._host_shell: int | None = None
 
     @property
@@ -112,15 +117,18 @@ class ShellSession:
         if self.alive:
             return
         self._buffer = b""
-        self._proc = subprocess.Popen(
-            self._argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=self._cwd,
-            env=self._env,
-            start_new_session=True,
-        )
+        if self._spawn is not None:
+            self._proc = self._spawn()
+        else:
+            self._proc = subprocess.Popen(
+                self._argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                cwd=self._cwd,
+                env=self._env,
+                start_new_session=True,
+            )
         assert self._proc.stdin is not None  # noqa: S101
         self._proc.stdin.write(_PRELUDE)
         self._host_shell = None
@@ -256,11 +264,13 @@ class ShellSession:
         """Kill the shell, its launcher and every process below them."""
         if self._proc is None:
             return
-        kill_tree(self._proc.pid, include_root=True)
-        try:
-            os.killpg(self._proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        for pid in {p for p in (self._proc.pid, self._host_shell) if p and p > 1}:
+            kill_tree(pid, include_root=True)
+        if self._proc.pid and self._proc.pid > 1:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         for stream in (self._proc.stdin, self._proc.stdout):
             try:
                 if stream is not None:
