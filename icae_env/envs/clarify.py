@@ -11,17 +11,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 from gymnasium import spaces
 
 from icae_env.actions import MAX_QUESTION_CHARS, Ask, Submit
+from icae_env.envs.selection import TaskPool, check_level
 from icae_env.envs.tools import MAX_OBSERVATION_CHARS, SOURCES
-from icae_env.errors import ResetNeeded, TaskNotFoundError
+from icae_env.errors import ResetNeeded
 from icae_env.spaces import UnicodeText
-from icae_env.tasks import LEVELS, Task, load_task
+from icae_env.tasks import Task
 from icae_env.user_agent.base import Match, Router
 from icae_env.user_agent.grounded import ROUTERS, GroundedUserAgent, documents_for, make_router
 
@@ -166,8 +166,8 @@ class ClarifyEnv(gym.Env):
         memo_size: int = 65_536,
         render_mode: str | None = None,
     ) -> None:
-        self._tasks = self._task_choices(task)
-        self._check_level(level)
+        self._pool = TaskPool(task)
+        check_level(level)
         self._check_numbers(budget, question_cost, max_steps, memo_size)
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
@@ -186,17 +186,9 @@ class ClarifyEnv(gym.Env):
             }
         )
         self._episode: _Episode | None = None
-        self._loaded: dict[str, Task] = {}
         self._agents: dict[tuple[str, str], GroundedUserAgent] = {}
 
     # -- configuration helpers -------------------------------------------------------------------------
-    @staticmethod
-    def _task_choices(task: Any) -> tuple[str | Task, ...]:
-        choices = tuple(task) if isinstance(task, (list, tuple)) else (task,)
-        if not choices or not all(isinstance(t, (str, Path, Task)) for t in choices):
-            raise TypeError(f"task must be a name, path, Task or a non-empty sequence of them; got {task!r}")
-        return tuple(str(t) if isinstance(t, Path) else t for t in choices)
-
     @staticmethod
     def _check_numbers(budget: Any, question_cost: Any, max_steps: Any, memo_size: Any) -> None:
         for name, value, low in (("budget", budget, 1), ("max_steps", max_steps, 1), ("memo_size", memo_size, 0)):
@@ -204,18 +196,6 @@ class ClarifyEnv(gym.Env):
                 raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
         if not isinstance(question_cost, (int, float)) or not math.isfinite(question_cost) or question_cost < 0:
             raise ValueError(f"question_cost must be a finite number >= 0, got {question_cost!r}")
-
-    @staticmethod
-    def _check_level(level: Any) -> None:
-        if level not in LEVELS:
-            raise ValueError(f"level must be one of {list(LEVELS)}, got {level!r}")
-
-    def _load(self, task: str | Task) -> Task:
-        if isinstance(task, Task):
-            return task
-        if task not in self._loaded:
-            self._loaded[task] = load_task(task)
-        return self._loaded[task]
 
     def _user_agent(self, task: Task, level: str) -> GroundedUserAgent:
         key = (f"{task.origin}:{task.id}", level)
@@ -233,19 +213,7 @@ class ClarifyEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """Start an episode; ``options`` may set ``task`` (name, path or Task) and ``level``."""
         super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = set(options) - {"task", "level"}
-        if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; expected 'task' and/or 'level'")
-        level = options.get("level", self.level)
-        self._check_level(level)
-        if "task" in options:
-            choice = self._task_choices(options["task"])[0]
-        else:
-            choice = self._tasks[int(self.np_random.integers(len(self._tasks)))]
-        task = self._load(choice)
-        if level not in task.levels:
-            raise TaskNotFoundError(f"task {task.id!r} has no level {level!r}; available: {sorted(task.levels)}")
+        task, level = self._pool.pick(options, self.level, self.np_random)
         agent = self._user_agent(task, level)
         targets = frozenset(c.constraint_id for c in agent.data.hidden_constraints if c.is_task_specific)
         self._episode = _Episode(task=task, level=level, agent=agent, targets=targets)

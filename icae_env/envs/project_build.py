@@ -13,13 +13,14 @@ from gymnasium import spaces
 
 from icae_env.actions import ActionParseError, Submit, parse_action
 from icae_env.envs.reward import RewardConfig, reward_components, score_info
+from icae_env.envs.selection import TaskPool, check_level
 from icae_env.envs.state import EpisodeState, Timing
 from icae_env.envs.tools import MAX_OBSERVATION_CHARS, SOURCES, ToolOutcome, run_tool
-from icae_env.errors import ResetNeeded, TaskNotFoundError
+from icae_env.errors import ResetNeeded
 from icae_env.sandbox import make_sandbox
 from icae_env.scoring import ScoreLimits, ScoreReport, score
 from icae_env.spaces import ActionSpace, UnicodeText
-from icae_env.tasks import LEVELS, Task, load_task
+from icae_env.tasks import Task
 from icae_env.user_agent.grounded import GroundedUserAgent
 
 __all__ = ["ProjectBuildEnv", "INTRO"]
@@ -99,8 +100,8 @@ class ProjectBuildEnv(gym.Env):
         score_limits: ScoreLimits | None = None,
         render_mode: str | None = None,
     ) -> None:
-        self._tasks = self._task_choices(task)
-        self._check_level(level)
+        self._pool = TaskPool(task)
+        check_level(level)
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
             raise ValueError(f"budget must be an int >= 0, got {budget!r}")
         if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
@@ -126,29 +127,9 @@ class ProjectBuildEnv(gym.Env):
             }
         )
         self._state: EpisodeState | None = None
-        self._loaded: dict[str, Task] = {}
         self._agents: dict[tuple[str, str], GroundedUserAgent] = {}
 
     # -- configuration helpers -------------------------------------------------------------------------
-    @staticmethod
-    def _task_choices(task: Any) -> tuple[str | Task, ...]:
-        choices = tuple(task) if isinstance(task, (list, tuple)) else (task,)
-        if not choices or not all(isinstance(t, (str, Path, Task)) for t in choices):
-            raise TypeError(f"task must be a name, path, Task or a non-empty sequence of them; got {task!r}")
-        return tuple(str(t) if isinstance(t, Path) else t for t in choices)
-
-    @staticmethod
-    def _check_level(level: Any) -> None:
-        if level not in LEVELS:
-            raise ValueError(f"level must be one of {list(LEVELS)}, got {level!r}")
-
-    def _load(self, task: str | Task) -> Task:
-        if isinstance(task, Task):
-            return task
-        if task not in self._loaded:
-            self._loaded[task] = load_task(task)
-        return self._loaded[task]
-
     def _user_agent(self, task: Task, level: str) -> GroundedUserAgent:
         key = (f"{task.origin}:{task.id}", level)
         agent = self._agents.get(key)
@@ -162,19 +143,7 @@ class ProjectBuildEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """Start an episode; ``options`` may set ``task`` (name, path or Task) and ``level``."""
         super().reset(seed=seed)
-        options = dict(options or {})
-        unknown = set(options) - {"task", "level"}
-        if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; expected 'task' and/or 'level'")
-        level = options.get("level", self.level)
-        self._check_level(level)
-        if "task" in options:
-            choice = self._task_choices(options["task"])[0]
-        else:
-            choice = self._tasks[int(self.np_random.integers(len(self._tasks)))]
-        task = self._load(choice)
-        if level not in task.levels:
-            raise TaskNotFoundError(f"task {task.id!r} has no level {level!r}; available: {sorted(task.levels)}")
+        task, level = self._pool.pick(options, self.level, self.np_random)
         self._close_episode()
         box = make_sandbox(self.sandbox_name, language=task.language, **self.sandbox_options)
         box.start()
