@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
-from gymnasium import spaces
 
 from icae_env.actions import MAX_QUESTION_CHARS, Ask, Submit
 from icae_env.envs.selection import TaskPool, check_level
-from icae_env.envs.tools import MAX_OBSERVATION_CHARS, SOURCES
+from icae_env.envs.tools import MAX_OBSERVATION_CHARS, SOURCES, observation_space
 from icae_env.errors import ResetNeeded
 from icae_env.spaces import UnicodeText
 from icae_env.tasks import Task
@@ -176,15 +175,7 @@ class ClarifyEnv(gym.Env):
         self.level, self.budget, self.question_cost = level, budget, float(question_cost)
         self.max_steps, self.router, self.memo_size, self.render_mode = max_steps, router, memo_size, render_mode
         self.action_space = UnicodeText(MAX_QUESTION_CHARS)
-        self.observation_space = spaces.Dict(
-            {
-                "output": UnicodeText(MAX_OBSERVATION_CHARS + 1000),
-                "source": spaces.Discrete(len(SOURCES)),
-                "exit_code": spaces.Discrete(1, start=-1),
-                "questions_left": spaces.Discrete(budget + 1),
-                "step": spaces.Discrete(max_steps + 1),
-            }
-        )
+        self.observation_space = observation_space(budget, max_steps, exit_codes=1)
         self._episode: _Episode | None = None
         self._agents: dict[tuple[str, str], GroundedUserAgent] = {}
 

@@ -9,17 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-from gymnasium import spaces
 
 from icae_env.actions import ActionParseError, Submit, parse_action
 from icae_env.envs.reward import RewardConfig, reward_components, score_info
 from icae_env.envs.selection import TaskPool, check_level
 from icae_env.envs.state import EpisodeState, Timing
-from icae_env.envs.tools import MAX_OBSERVATION_CHARS, SOURCES, ToolOutcome, run_tool
+from icae_env.envs.tools import SOURCES, ToolOutcome, observation_space, run_tool
 from icae_env.errors import ResetNeeded
 from icae_env.sandbox import make_sandbox
 from icae_env.scoring import ScoreLimits, ScoreReport, score
-from icae_env.spaces import ActionSpace, UnicodeText
+from icae_env.spaces import ActionSpace
 from icae_env.tasks import Task
 from icae_env.user_agent.grounded import GroundedUserAgent
 
@@ -117,15 +116,7 @@ class ProjectBuildEnv(gym.Env):
         self.score_on_truncation, self.router, self.score_limits = score_on_truncation, router, score_limits
         self.render_mode = render_mode
         self.action_space = ActionSpace()
-        self.observation_space = spaces.Dict(
-            {
-                "output": UnicodeText(MAX_OBSERVATION_CHARS + 1000),
-                "source": spaces.Discrete(len(SOURCES)),
-                "exit_code": spaces.Discrete(257, start=-1),
-                "questions_left": spaces.Discrete(budget + 1),
-                "step": spaces.Discrete(max_steps + 1),
-            }
-        )
+        self.observation_space = observation_space(budget, max_steps, exit_codes=257)
         self._state: EpisodeState | None = None
         self._agents: dict[tuple[str, str], GroundedUserAgent] = {}
 
