@@ -12,6 +12,7 @@ Commands:
     icae-env images build [LANG ...] [--force]   build the docker sandbox's base image without a registry
     icae-env docker reap [--all]                 remove orphaned icae-env containers (by label)
     icae-env oracle serve [--data-root DIR] [--ports 50001,50002,50003]   ICAE-compatible Oracle HTTP API
+    icae-env revision list | validate [NAME ...] | grade WORKSPACE --task NAME [--evidence DIR] [--json]
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from icae_env.config import RunConfig, load_config
 from icae_env.errors import IcaeEnvError
+from icae_env.revision.cli import add_revision_commands
 from icae_env.rollout import EpisodeResult
 from icae_env.runner import format_table, resolve_tasks, run_suite
 from icae_env.scoring import ScoreLimits, ScoreReport, score
@@ -171,7 +173,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     out = args.out or f"runs/{args.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
     config = load_config(args.config) if args.config else RunConfig()
     env_kwargs = {
-        "budget": args.budget,
+        **({"budget": args.budget} if args.budget is not None else {}),
         "max_steps": args.max_steps,
         "sandbox": config.sandbox.backend,
         "sandbox_options": config.sandbox.options(),
@@ -255,11 +257,17 @@ def _parser() -> argparse.ArgumentParser:
     score_cmd.set_defaults(func=_cmd_score)
     run = commands.add_parser("run", help="run a baseline agent over tasks and levels and print a score table")
     run.add_argument("--agent", choices=sorted(AGENTS), default="oracle")
-    run.add_argument("--tasks", default="builtin", help="comma-separated names or pack paths; 'builtin' = all")
+    run.add_argument(
+        "--tasks",
+        default="builtin",
+        help="comma-separated names or pack paths; 'builtin' = every built-in task, 'revision' = every revision task",
+    )
     run.add_argument("--levels", default="L1", help="comma-separated levels (L1,L2,L3,ground)")
     run.add_argument("--seeds", default="0", help="comma-separated reset seeds")
     run.add_argument("--out", default=None, help="output directory (default runs/<agent>-<time>)")
-    run.add_argument("--budget", type=int, default=16, help="clarification questions per episode")
+    run.add_argument(
+        "--budget", type=int, default=None, help="clarification questions per episode (default: the env's, 16 or 0)"
+    )
     run.add_argument("--max-steps", type=int, default=200)
     run.add_argument("--config", help="run configuration YAML (see configs/default.yaml)")
     run.add_argument("--trajectories", action="store_true", help="record a JSONL trajectory per episode")
@@ -286,6 +294,7 @@ def _parser() -> argparse.ArgumentParser:
     reap_cmd.add_argument("--all", action="store_true", help="remove every icae-env container, owners alive or not")
     reap_cmd.set_defaults(func=_cmd_docker_reap)
     add_oracle_commands(commands)
+    add_revision_commands(commands)
     return parser
 
 

@@ -42,6 +42,11 @@ ENV_FAMILIES: tuple[EnvFamily, ...] = (
         entry_point="icae_env.envs.clarify:ClarifyEnv",
         kwargs={"task": "builtin/config-lint", "level": "L1", "budget": 16, "question_cost": 0.02, "max_steps": 64},
     ),
+    EnvFamily(
+        id="icae/Revision-v0",
+        entry_point="icae_env.envs.revision:RevisionEnv",
+        kwargs={"task": "revision/todo-filter", "sandbox": "local", "budget": 0, "max_steps": 200},
+    ),
 )
 
 

@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 import gymnasium as gym
 from pydantic import BaseModel, ConfigDict
 
+from icae_env.revision.models import RevisionTask
 from icae_env.tasks.models import Task
 from icae_env.trajectory import TrajectoryWriter, jsonable
 
@@ -34,7 +35,11 @@ class Policy(Protocol):
 
 
 class EpisodeResult(BaseModel):
-    """The outcome of one episode (all rates in 0..1; None when not scored)."""
+    """The outcome of one episode (all rates in 0..1; None when not scored or not applicable).
+
+    ProjectBuild episodes fill ``overall`` and the tier rates; revision episodes fill ``strict``, ``graded``,
+    ``full_pass`` and ``infra_failure``.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -51,6 +56,10 @@ class EpisodeResult(BaseModel):
     constraint_coverage: float | None = None
     fallback_rate: float | None = None
     budget_usage: float | None = None
+    strict: float | None = None
+    graded: float | None = None
+    full_pass: bool | None = None
+    infra_failure: str | None = None
     steps: int = 0
     seconds: float = 0.0
     terminated: bool = False
@@ -64,6 +73,16 @@ def _result_fields(info: dict[str, Any]) -> dict[str, Any]:
     if not block:
         return {}
     components, interaction = block["components"], block["interaction"]
+    if "criteria" in block:  # a revision task
+        return {
+            "strict": block["strict"],
+            "graded": block["graded"],
+            "full_pass": block["full_pass"],
+            "infra_failure": block["infra_failure"],
+            "task_coverage": components["task_coverage"],
+            "fallback_rate": interaction["fallback_rate"] / 100.0,
+            "budget_usage": interaction["budget_usage_rate"] / 100.0,
+        }
     tiers = block["tiers"]
     return {
         "overall": block["overall"] if block["overall"] is not None else components["overall"],
@@ -81,7 +100,7 @@ def _spec_kwargs(env: gym.Env) -> tuple[str | None, dict[str, Any]]:
     spec = env.spec
     if spec is None:
         return None, {}
-    kwargs = {k: (v.id if isinstance(v, Task) else v) for k, v in spec.kwargs.items()}
+    kwargs = {k: (v.id if isinstance(v, (Task, RevisionTask)) else v) for k, v in spec.kwargs.items()}
     return spec.id, jsonable(kwargs)
 
 

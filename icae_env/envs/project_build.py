@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,13 @@ from icae_env.envs.state import EpisodeState, Timing
 from icae_env.envs.tools import SOURCES, ToolOutcome, observation_space, run_tool
 from icae_env.errors import ResetNeeded
 from icae_env.sandbox import make_sandbox
+from icae_env.sandbox.base import Sandbox
 from icae_env.scoring import ScoreLimits, ScoreReport, score
 from icae_env.spaces import ActionSpace
 from icae_env.tasks import Task
 from icae_env.user_agent.grounded import GroundedUserAgent
 
-__all__ = ["ProjectBuildEnv", "INTRO"]
+__all__ = ["ProjectBuildEnv", "INTRO", "final_workspace"]
 
 INTRO = """{prd}
 ---
@@ -34,6 +36,18 @@ Ask the user clarification questions with ask(question): you have {budget} quest
 cannot answer still count. Deliver rcb_tests/test.sh as the PRD describes; submit() scores the workspace on
 hidden tests in a fresh sandbox and ends the episode.
 """
+
+
+@contextmanager
+def final_workspace(box: Sandbox) -> Iterator[Path]:
+    """Yield a host path of ``box``'s workspace (a snapshot copy when the backend has no host path)."""
+    host = getattr(box, "host_workspace", None)
+    if host is not None:
+        yield Path(host)
+        return
+    with tempfile.TemporaryDirectory(prefix="icae-snapshot-") as snapshot:
+        box.copy_out(".", Path(snapshot) / "ws")
+        yield Path(snapshot) / "ws"
 
 
 class ProjectBuildEnv(gym.Env):
@@ -99,7 +113,7 @@ class ProjectBuildEnv(gym.Env):
         score_limits: ScoreLimits | None = None,
         render_mode: str | None = None,
     ) -> None:
-        self._pool = TaskPool(task)
+        self._pool = self._make_pool(task)
         check_level(level)
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
             raise ValueError(f"budget must be an int >= 0, got {budget!r}")
@@ -120,8 +134,30 @@ class ProjectBuildEnv(gym.Env):
         self._state: EpisodeState | None = None
         self._agents: dict[tuple[str, str], GroundedUserAgent] = {}
 
+    # -- hooks a task family overrides -------------------------------------------------------------------
+    def _make_pool(self, task: Any) -> TaskPool:
+        """Return the pool of tasks this env draws from."""
+        return TaskPool(task)
+
+    def _prepare_workspace(self, box: Sandbox, task: Any) -> None:
+        """Fill the fresh workspace of an episode (the task's starting files, if any)."""
+        if task.start_dir is not None:
+            box.copy_in(task.start_dir)
+
+    def _intro(self, task: Any, level: str) -> str:
+        """Return the first observation's text."""
+        return INTRO.format(prd=task.prd(level), language=task.language, budget=self.budget)
+
+    def _evaluate(self, state: EpisodeState) -> tuple[float, dict[str, Any]]:
+        """Score the final workspace; return the reward and the JSON-able ``info["score"]`` block."""
+        report = self._score(state)
+        stats = state.user_agent.stats()
+        components = reward_components(report, stats)
+        reward = self.reward_config.total(components)
+        return reward, score_info(report, stats, components, reward)
+
     # -- configuration helpers -------------------------------------------------------------------------
-    def _user_agent(self, task: Task, level: str) -> GroundedUserAgent:
+    def _user_agent(self, task: Any, level: str) -> GroundedUserAgent:
         key = (f"{task.origin}:{task.id}", level)
         agent = self._agents.get(key)
         if agent is None:
@@ -138,10 +174,9 @@ class ProjectBuildEnv(gym.Env):
         self._close_episode()
         box = make_sandbox(self.sandbox_name, language=task.language, **self.sandbox_options)
         box.start()
-        if task.start_dir is not None:
-            box.copy_in(task.start_dir)
+        self._prepare_workspace(box, task)
         self._state = EpisodeState(task=task, level=level, sandbox=box, user_agent=self._user_agent(task, level))
-        text = INTRO.format(prd=task.prd(level), language=task.language, budget=self.budget)
+        text = self._intro(task, level)
         observation = self._observation(text, "env", -1)
         return observation, self._info(None, "reset", Timing())
 
@@ -186,12 +221,8 @@ class ProjectBuildEnv(gym.Env):
         reward, score_block, scoring_s = 0.0, None, 0.0
         if submitted or self.score_on_truncation:
             scoring_started = time.perf_counter()
-            report = self._score(state)
+            reward, score_block = self._evaluate(state)
             scoring_s = time.perf_counter() - scoring_started
-            stats = state.user_agent.stats()
-            components = reward_components(report, stats)
-            reward = self.reward_config.total(components)
-            score_block = score_info(report, stats, components, reward)
         timing = Timing(outcome.sandbox_s, outcome.user_agent_s, scoring_s, time.perf_counter() - started)
         state.timing = state.timing + timing
         info = self._info(outcome.action_error, tool, timing)
@@ -202,14 +233,10 @@ class ProjectBuildEnv(gym.Env):
 
     # -- helpers ---------------------------------------------------------------------------------------
     def _score(self, state: EpisodeState) -> ScoreReport:
-        """Score the workspace in fresh sandboxes (a host snapshot is taken when the backend has no host path)."""
+        """Score the workspace in fresh sandboxes."""
         options = {"sandbox": self.sandbox_name, "sandbox_options": self.sandbox_options, "limits": self.score_limits}
-        host = getattr(state.sandbox, "host_workspace", None)
-        if host is not None:
-            return score(state.task, host, **options)  # type: ignore[arg-type]
-        with tempfile.TemporaryDirectory(prefix="icae-snapshot-") as snapshot:
-            state.sandbox.copy_out(".", Path(snapshot) / "ws")
-            return score(state.task, Path(snapshot) / "ws", **options)  # type: ignore[arg-type]
+        with final_workspace(state.sandbox) as workspace:
+            return score(state.task, workspace, **options)  # type: ignore[arg-type]
 
     def _observation(self, text: str, source: str, exit_code: int) -> dict[str, Any]:
         state = self._state

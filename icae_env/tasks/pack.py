@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, NoReturn, TypeVar, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
@@ -29,10 +29,11 @@ from icae_env.tasks.models import (
 )
 from icae_env.tasks.runtimes import default_runtime
 
-__all__ = ["load_pack", "load_case_file", "TASK_FILE"]
+__all__ = ["load_pack", "load_case_file", "read_yaml_mapping", "validate_model", "TASK_FILE"]
 
 TASK_FILE = "task.yaml"
 PackLevel = Literal["L1", "L2", "L3"]
+_M = TypeVar("_M", bound=BaseModel)
 _PACK_LEVELS: tuple[PackLevel, ...] = ("L1", "L2", "L3")
 
 
@@ -87,7 +88,7 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return path or "-"
 
 
-def _raise_from(file: Path, error: ValidationError) -> None:
+def _raise_from(file: Path, error: ValidationError) -> NoReturn:
     first = error.errors()[0]
     loc = tuple(p for p in first["loc"] if p not in ("function-after", "tagged-union"))
     message = first["msg"]
@@ -154,8 +155,12 @@ def _check_enhanced_distinct(pack: Path, tests: TestTiers) -> None:
                 raise TaskValidationError(str(file), f"cases[{i}].input", f"identical to native case {twin}")
 
 
-def _read_spec(pack: Path) -> _PackFile:
-    file = pack / TASK_FILE
+def read_yaml_mapping(file: Path) -> dict[str, Any]:
+    """Return the YAML mapping in ``file``.
+
+    Raises:
+        TaskValidationError: naming ``file`` when it is missing, not YAML or not a mapping.
+    """
     if not file.is_file():
         raise TaskValidationError(str(file), "-", "missing task file")
     try:
@@ -164,12 +169,24 @@ def _read_spec(pack: Path) -> _PackFile:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
         raise TaskValidationError(str(file), "-", f"not valid YAML{where}") from None
+    except UnicodeDecodeError:
+        raise TaskValidationError(str(file), "-", "not valid UTF-8 text") from None
     if not isinstance(raw, dict):
         raise TaskValidationError(str(file), "-", f"expected a mapping, got {type(raw).__name__}")
+    return raw
+
+
+def validate_model(model: type[_M], file: Path, raw: Any) -> _M:
+    """Validate ``raw`` as ``model``; a failure raises :class:`TaskValidationError` naming the file and field."""
     try:
-        spec = _PackFile.model_validate(raw)
+        return model.model_validate(raw)
     except ValidationError as exc:
         _raise_from(file, exc)
+
+
+def _read_spec(pack: Path) -> _PackFile:
+    file = pack / TASK_FILE
+    spec = validate_model(_PackFile, file, read_yaml_mapping(file))
     _check_ids(file, spec, pack)
     return spec
 

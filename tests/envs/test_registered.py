@@ -20,7 +20,10 @@ from icae_env.sandbox import available_backends
 from icae_env.sandbox.local import bwrap_available
 from icae_env.tasks import list_tasks, load_task
 
-SPECS = [spec for spec in gymnasium.registry.values() if spec.id.startswith("icae/")]
+ALL_SPECS = [spec for spec in gymnasium.registry.values() if spec.id.startswith("icae/")]
+# Families over project-building tasks (built-in ``builtin/...`` tasks and packs); icae/Revision-v0 runs revision
+# tasks and has the same lifecycle tests in tests/envs/test_revision.py.
+SPECS = [spec for spec in ALL_SPECS if str(spec.kwargs.get("task", "")).startswith("builtin/")]
 SPEC_IDS = [spec.id for spec in SPECS]
 # Families with a sandbox (tool actions, workspace); icae/Clarify-v0 has its own check_env tests.
 SANDBOX_SPECS = [spec for spec in SPECS if "sandbox" in spec.kwargs]
@@ -86,6 +89,7 @@ def _running(argv: list[str], patience_s: float = 10.0) -> int:
 
 def test_the_registry_has_icae_envs():
     assert "icae/ProjectBuild-v0" in SPEC_IDS
+    assert {s.id for s in ALL_SPECS} >= {"icae/ProjectBuild-v0", "icae/Clarify-v0", "icae/Revision-v0"}
     assert TASKS, "the built-in suite must not be empty"
 
 

@@ -1,0 +1,106 @@
+"""Start a revision task's app in a sandbox and reach it from the host on a free loopback port.
+
+The app runs inside the sandbox (no network); :mod:`icae_env.revision.relay` bridges a host port to it through a
+Unix socket in the workspace. :func:`running_app` yields the base URL once the ready route answers.
+"""
+
+from __future__ import annotations
+
+import shlex
+import socket
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from icae_env.revision import relay
+from icae_env.revision.models import AppSpec
+from icae_env.sandbox.base import Sandbox
+
+__all__ = ["AppStartError", "running_app", "http_opener", "APP_DIR"]
+
+APP_DIR = ".icae-app"
+_RELAY_SOURCE = Path(relay.__file__).read_text(encoding="utf-8")
+
+
+class AppStartError(Exception):
+    """The app did not answer its ready route in time (the message ends with the tail of its log)."""
+
+
+def http_opener() -> urllib.request.OpenerDirector:
+    """Return a urllib opener that ignores proxy settings (the app is on loopback)."""
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _background(box: Sandbox, command: str, log: str, env: str = "") -> int:
+    """Start ``command`` in its own session in the background; return its pid inside the sandbox."""
+    inner = shlex.quote(command)
+    result = box.exec(f"({env} setsid bash -c {inner} > {APP_DIR}/{log} 2>&1 < /dev/null & echo $!)", timeout=10)
+    return int(result.stdout.strip().splitlines()[-1])
+
+
+def _alive(box: Sandbox, pid: int) -> bool:
+    return box.exec(f"kill -0 {pid} 2>/dev/null", timeout=10).exit_code == 0
+
+
+def _answers(url: str) -> bool:
+    try:
+        with http_opener().open(url, timeout=2) as response:
+            return int(response.status) < 500
+    except urllib.error.HTTPError as exc:
+        return exc.code < 500
+    except (OSError, ValueError):
+        return False
+
+
+def app_log(box: Sandbox, limit: int = 4000) -> str:
+    """Return the tail of the app's log in ``box`` ("" when there is none)."""
+    try:
+        data = box.read_file(f"{APP_DIR}/app.log")
+    except OSError:
+        return ""
+    return data[-limit:].decode("utf-8", errors="replace")
+
+
+def _tail(box: Sandbox) -> str:
+    return app_log(box, 600).strip() or "(no output)"
+
+
+@contextmanager
+def running_app(box: Sandbox, app: AppSpec) -> Iterator[str]:
+    """Start ``app`` in the started sandbox ``box`` and yield its base URL (``http://127.0.0.1:<port>``).
+
+    The caller closes ``box`` afterwards, which stops the app.
+
+    Raises:
+        AppStartError: if the ready route does not answer within ``app.ready_timeout_s``.
+    """
+    host_workspace = Path(box.host_workspace)  # type: ignore[attr-defined]
+    port = _free_port()
+    box.exec(f"mkdir -p {APP_DIR}", timeout=10)
+    box.write_file(f"{APP_DIR}/relay.py", _RELAY_SOURCE)
+    pid = _background(box, app.start.replace("{port}", str(port)), "app.log", env=f"PORT={port}")
+    _background(box, f"exec python3 {APP_DIR}/relay.py {APP_DIR}/app.sock {port}", "relay.log")
+    host = relay.HostRelay(str(host_workspace / APP_DIR / "app.sock"))
+    try:
+        base = f"http://127.0.0.1:{host.port}"
+        deadline = time.monotonic() + app.ready_timeout_s
+        while not _answers(base + app.ready_path):
+            if not _alive(box, pid):
+                raise AppStartError(f"the app exited before answering {app.ready_path}; its log: {_tail(box)}")
+            if time.monotonic() > deadline:
+                raise AppStartError(
+                    f"the app did not answer {app.ready_path} within {app.ready_timeout_s:g} s; its log: {_tail(box)}"
+                )
+            time.sleep(0.05)
+        yield base
+    finally:
+        host.close()

@@ -1,0 +1,156 @@
+"""Grade a final workspace against a revision task's hidden acceptance criteria.
+
+:func:`grade` is a pure function of (task, final workspace): every check runs on a fresh sandbox copy or reads the
+workspace without changing it, and stores its evidence under ``evidence_dir/<criterion id>/``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from icae_env.revision.app import AppStartError, running_app
+from icae_env.revision.checks.browser import BrowserSession, run_browser_check
+from icae_env.revision.checks.command import run_command_check
+from icae_env.revision.checks.common import CheckContext, CheckOutcome
+from icae_env.revision.checks.http import run_http_check
+from icae_env.revision.checks.judge import run_judge_check
+from icae_env.revision.checks.source import run_source_check
+from icae_env.revision.models import EVIDENCE_CATEGORIES, Criterion, RevisionTask, Verdict
+from icae_env.revision.report import CriterionResult, RevisionReport
+from icae_env.sandbox import make_sandbox
+
+__all__ = ["grade", "baseline_failure", "verdict_of"]
+
+_RUNNERS: dict[str, Callable[[Any, CheckContext], CheckOutcome]] = {
+    "command": run_command_check,
+    "source": run_source_check,
+    "http": run_http_check,
+    "browser": run_browser_check,
+}
+_REQUIRED_EVIDENCE = ("screenshot.png", "actions.log")
+_baseline_cache: dict[tuple[str, str, str], str | None] = {}
+
+
+def verdict_of(outcome: CheckOutcome, partial: bool) -> tuple[Verdict, str]:
+    """Return the verdict and reason of a check outcome (see :mod:`icae_env.revision.models`)."""
+    if outcome.error is not None:
+        return Verdict.FAIL, outcome.error
+    failed = [a.detail for a in outcome.assertions if not a.passed]
+    if outcome.verdict is not None:
+        return outcome.verdict, failed[0] if failed else outcome.assertions[0].detail
+    if not failed:
+        return Verdict.PASS, "all assertions hold"
+    held = len(outcome.assertions) - len(failed)
+    if held and partial:
+        return Verdict.PARTIAL, f"{held}/{len(outcome.assertions)} assertions hold; first failure: {failed[0]}"
+    return Verdict.FAIL, failed[0]
+
+
+def baseline_failure(task: RevisionTask, sandbox: str = "local", sandbox_options: dict | None = None) -> str | None:
+    """Return why the task's starting app does not start (None when it does, or when there is no app).
+
+    The result is cached per task, start directory and backend.
+    """
+    if task.app is None:
+        return None
+    key = (task.id, str(task.start_dir), sandbox)
+    if key not in _baseline_cache:
+        box = make_sandbox(sandbox, language=task.language, **(sandbox_options or {}))
+        try:
+            box.start()
+            box.copy_in(task.start_dir)
+            with running_app(box, task.app):
+                _baseline_cache[key] = None
+        except AppStartError as exc:
+            _baseline_cache[key] = f"the starting app does not start: {exc}"
+        finally:
+            box.close()
+    return _baseline_cache[key]
+
+
+def _grade_one(criterion: Criterion, ctx: CheckContext) -> CriterionResult:
+    started = time.perf_counter()
+    ctx.evidence.mkdir(parents=True, exist_ok=True)
+    check = criterion.check
+    if check.type == "judge":
+        outcome = run_judge_check(check, ctx, criterion.text)
+    else:
+        outcome = _RUNNERS[check.type](check, ctx)
+    verdict, reason = verdict_of(outcome, getattr(check, "partial", True))
+    valid = True
+    if criterion.category in EVIDENCE_CATEGORIES:
+        missing = [name for name in _REQUIRED_EVIDENCE if not (ctx.evidence / name).is_file()]
+        if missing:
+            valid, verdict = False, Verdict.FAIL
+            reason = f"invalid verdict: no {' or '.join(missing)} ({reason})"
+    return CriterionResult(
+        id=criterion.id,
+        category=criterion.category.value,
+        verdict=verdict,
+        reason=reason,
+        assertions=tuple(outcome.assertions),
+        evidence=tuple(f"{criterion.id}/{name}" for name in dict.fromkeys(outcome.evidence)),
+        valid=valid,
+        graded=outcome.graded,
+        duration_s=time.perf_counter() - started,
+    )
+
+
+def grade(
+    task: RevisionTask,
+    workspace: Path,
+    *,
+    sandbox: str = "local",
+    sandbox_options: dict[str, Any] | None = None,
+    evidence_dir: Path | None = None,
+    judge: Any = None,
+    check_baseline: bool = True,
+    criteria: tuple[str, ...] | None = None,
+) -> RevisionReport:
+    """Grade the final ``workspace`` of ``task``.
+
+    Args:
+        task: The revision task.
+        workspace: Host path of the final workspace (not modified).
+        sandbox: Backend for fresh copies (commands, the app).
+        sandbox_options: Options of that backend.
+        evidence_dir: Where evidence goes (kept); None writes it to a temporary directory removed afterwards.
+        judge: A :class:`~icae_env.revision.judge.Judge` for ``judge`` checks (None: those are ungraded).
+        check_baseline: Whether to check that the starting app starts (an infrastructure failure otherwise).
+        criteria: Only these criterion ids (all by default).
+
+    Returns:
+        The report; evidence paths are relative to ``report.evidence_dir``.
+    """
+    started = time.perf_counter()
+    workspace = Path(workspace)
+    temporary = evidence_dir is None
+    root = Path(tempfile.mkdtemp(prefix="icae-evidence-")) if temporary else Path(evidence_dir)  # type: ignore[arg-type]
+    root.mkdir(parents=True, exist_ok=True)
+    browser = BrowserSession()
+    try:
+        infra = baseline_failure(task, sandbox, sandbox_options) if check_baseline else None
+        results = []
+        for criterion in task.criteria:
+            if criteria is not None and criterion.id not in criteria:
+                continue
+            ctx = CheckContext(
+                task, workspace, root / criterion.id, sandbox, dict(sandbox_options or {}), browser, judge
+            )
+            results.append(_grade_one(criterion, ctx))
+    finally:
+        browser.close()
+        if temporary:
+            shutil.rmtree(root, ignore_errors=True)
+    return RevisionReport(
+        task_id=task.id,
+        criteria=tuple(results),
+        infra_failure=infra,
+        evidence_dir="" if temporary else str(root),
+        duration_s=time.perf_counter() - started,
+    )

@@ -1,0 +1,439 @@
+"""Frozen data models of revision tasks (Co-Design Bench style).
+
+A revision task starts from a runnable application, states a user's change request and judges the final workspace
+against hidden acceptance criteria. Each criterion carries one executable check; a check is a list of assertions,
+and its verdict is PASS when every assertion holds, PARTIAL when some hold and the check allows partial credit,
+FAIL otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
+
+from icae_env.tasks.models import ContextPointer, HiddenConstraint, UserAgentData
+
+__all__ = [
+    "Category",
+    "Verdict",
+    "TextMatch",
+    "CommandExpect",
+    "CommandCheck",
+    "SourceExpect",
+    "SourceCheck",
+    "HttpRequest",
+    "HttpCheck",
+    "BrowserAction",
+    "BrowserExpect",
+    "BrowserCheck",
+    "JudgeCheck",
+    "Check",
+    "Criterion",
+    "Attachment",
+    "AppSpec",
+    "Clarifications",
+    "RevisionTask",
+    "EVIDENCE_CATEGORIES",
+]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Category(str, Enum):
+    """What a criterion is about (``preservation``: what must not change)."""
+
+    FUNCTIONAL = "functional"
+    VISUAL = "visual"
+    INTERACTION = "interaction"
+    CONTENT = "content"
+    PRESERVATION = "preservation"
+
+
+#: Categories whose verdict is only valid with a screenshot and an action log, as in the reference.
+EVIDENCE_CATEGORIES = (Category.VISUAL, Category.INTERACTION)
+
+
+class Verdict(str, Enum):
+    """A criterion's outcome."""
+
+    PASS = "PASS"
+    PARTIAL = "PARTIAL"
+    FAIL = "FAIL"
+
+
+def _check_regex(value: str | None) -> str | None:
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a valid regular expression: {exc}") from None
+    return value
+
+
+class TextMatch(_Frozen):
+    """A test of a text; every given field must hold.
+
+    Attributes:
+        equals: The whole text (trailing whitespace of both sides ignored).
+        contains: A substring.
+        not_contains: A substring that must be absent.
+        regex: A Python regular expression searched in the text (``re.search``, multiline).
+    """
+
+    equals: str | None = None
+    contains: str | None = None
+    not_contains: str | None = None
+    regex: str | None = None
+
+    _regex = field_validator("regex")(_check_regex)
+
+    @model_validator(mode="after")
+    def _something(self) -> TextMatch:
+        if all(v is None for v in (self.equals, self.contains, self.not_contains, self.regex)):
+            raise ValueError("a text match needs equals, contains, not_contains or regex")
+        return self
+
+
+class CommandExpect(_Frozen):
+    """One assertion about a command run: its exit code and/or its output."""
+
+    exit_code: int | None = None
+    stdout: TextMatch | None = None
+    stderr: TextMatch | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> CommandExpect:
+        if self.exit_code is None and self.stdout is None and self.stderr is None:
+            raise ValueError("an expectation needs exit_code, stdout or stderr")
+        return self
+
+
+class CommandCheck(_Frozen):
+    """Run a command in a fresh sandbox copy of the final workspace."""
+
+    type: Literal["command"] = "command"
+    run: str = Field(min_length=1)
+    stdin: str | None = None
+    timeout_s: float = Field(default=30.0, gt=0)
+    expect: tuple[CommandExpect, ...] = Field(min_length=1)
+    partial: bool = True
+
+
+class SourceExpect(_Frozen):
+    """One assertion about workspace files.
+
+    Attributes:
+        file: A path or glob relative to the workspace (``**`` allowed); globs must match at least one file.
+        regex: A pattern that must be found in every matched file (or in none when ``absent``).
+        absent: Invert ``regex``; or, without ``regex``, require that no file matches ``file``.
+        json_path: A dotted path (``a.b[0].c``) into the file parsed as JSON; ``equals`` is its expected value.
+        equals: The expected value at ``json_path``.
+        unchanged: The file's bytes equal the starting workspace's (a diff is stored as evidence otherwise).
+    """
+
+    file: str = Field(min_length=1)
+    regex: str | None = None
+    absent: bool = False
+    json_path: str | None = None
+    equals: JsonValue = None
+    unchanged: bool = False
+
+    _regex = field_validator("regex")(_check_regex)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SourceExpect:
+        if self.equals is not None and self.json_path is None:
+            raise ValueError("equals needs json_path")
+        if self.unchanged and (self.regex or self.json_path or self.absent):
+            raise ValueError("unchanged stands alone (no regex, json_path or absent)")
+        return self
+
+
+class SourceCheck(_Frozen):
+    """Test files of the final workspace, optionally against the starting workspace."""
+
+    type: Literal["source"] = "source"
+    expect: tuple[SourceExpect, ...] = Field(min_length=1)
+    partial: bool = True
+
+
+class HttpRequest(_Frozen):
+    """One request to the running app and what its response must show.
+
+    Attributes:
+        method: HTTP method.
+        path: Route with query string, starting with ``/``.
+        json_body: A JSON request body (sent with ``Content-Type: application/json``).
+        body: A raw text request body (mutually exclusive with ``json_body``).
+        headers: Extra request headers.
+        status: The expected status code.
+        text: A test of the response body as text.
+        json_path: A dotted path into the response body parsed as JSON (``""`` for the whole body).
+        equals: The expected value at ``json_path``.
+    """
+
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "GET"
+    path: str = Field(pattern=r"^/")
+    json_body: JsonValue = None
+    body: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    status: int | None = None
+    text: TextMatch | None = None
+    json_path: str | None = None
+    equals: JsonValue = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> HttpRequest:
+        if self.json_body is not None and self.body is not None:
+            raise ValueError("give json_body or body, not both")
+        if self.equals is not None and self.json_path is None:
+            raise ValueError("equals needs json_path")
+        if self.status is None and self.text is None and self.json_path is None:
+            raise ValueError("a request needs status, text or json_path to test")
+        return self
+
+
+class HttpCheck(_Frozen):
+    """Start the app on a loopback port and send requests in order (each request is one assertion)."""
+
+    type: Literal["http"] = "http"
+    requests: tuple[HttpRequest, ...] = Field(min_length=1)
+    partial: bool = True
+
+
+class BrowserAction(_Frozen):
+    """One recorded browser action.
+
+    Attributes:
+        do: ``click``, ``type`` (fill ``text``), ``press`` (a key such as ``Enter``), ``select`` (an option
+            ``value``), ``check``/``uncheck`` (a checkbox), ``wait`` (for ``selector`` or ``ms`` milliseconds),
+            ``goto`` (another ``path``).
+        selector: A CSS selector (Playwright syntax).
+    """
+
+    do: Literal["click", "type", "press", "select", "check", "uncheck", "wait", "goto"]
+    selector: str | None = None
+    text: str | None = None
+    key: str | None = None
+    value: str | None = None
+    ms: int | None = Field(default=None, ge=0, le=10_000)
+    path: str | None = Field(default=None, pattern=r"^/")
+
+    @model_validator(mode="after")
+    def _arguments(self) -> BrowserAction:
+        needs = {
+            "click": ("selector",),
+            "type": ("selector", "text"),
+            "press": ("selector", "key"),
+            "select": ("selector", "value"),
+            "check": ("selector",),
+            "uncheck": ("selector",),
+            "goto": ("path",),
+        }.get(self.do, ())
+        missing = [name for name in needs if getattr(self, name) is None]
+        if missing:
+            raise ValueError(f"action {self.do!r} needs {', '.join(missing)}")
+        if self.do == "wait" and self.selector is None and self.ms is None:
+            raise ValueError("action 'wait' needs selector or ms")
+        return self
+
+
+class BrowserExpect(_Frozen):
+    """One assertion about the page after the actions.
+
+    Attributes:
+        selector: A CSS selector; ``count`` tests how many elements match; the other tests use the first match.
+        count: The expected number of matching elements.
+        text: A test of the element's text content (whitespace collapsed).
+        attribute: An attribute name; ``value`` tests it (``None`` value: the attribute must be absent).
+        style: A computed-style property (``display``, ``color`` ...); ``value`` tests it.
+        value: The test of ``attribute`` or ``style``.
+        visible: Whether the element must be visible.
+    """
+
+    selector: str = Field(min_length=1)
+    count: int | None = Field(default=None, ge=0)
+    text: TextMatch | None = None
+    attribute: str | None = None
+    style: str | None = None
+    value: TextMatch | None = None
+    visible: bool | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> BrowserExpect:
+        if self.attribute and self.style:
+            raise ValueError("give attribute or style, not both")
+        if self.value is not None and not (self.attribute or self.style):
+            raise ValueError("value needs attribute or style")
+        if self.style and self.value is None:
+            raise ValueError("style needs value")
+        tests = (self.count, self.text, self.attribute, self.style, self.visible)
+        if all(t is None for t in tests):
+            raise ValueError("an expectation needs count, text, attribute, style or visible")
+        return self
+
+
+class BrowserCheck(_Frozen):
+    """Load a page of the running app in headless Chromium, act, and test the page (screenshot + action log)."""
+
+    type: Literal["browser"] = "browser"
+    path: str = Field(default="/", pattern=r"^/")
+    viewport: tuple[int, int] = (1024, 768)
+    actions: tuple[BrowserAction, ...] = ()
+    expect: tuple[BrowserExpect, ...] = Field(min_length=1)
+    partial: bool = True
+
+
+class JudgeCheck(_Frozen):
+    """Ask an LLM judge to grade the criterion from evidence, then ask a verifier to refute a PASS or PARTIAL.
+
+    Attributes:
+        files: Workspace files (paths or globs) shown to the judge.
+        command: A command whose output is shown to the judge (run in a fresh sandbox copy).
+        guidance: Extra grading guidance for the judge.
+    """
+
+    type: Literal["judge"] = "judge"
+    files: tuple[str, ...] = ()
+    command: str | None = None
+    guidance: str = ""
+    max_chars: int = Field(default=12_000, ge=1000)
+
+    @model_validator(mode="after")
+    def _evidence(self) -> JudgeCheck:
+        if not self.files and not self.command:
+            raise ValueError("a judge check needs files or a command as evidence")
+        return self
+
+
+Check = Annotated[CommandCheck | SourceCheck | HttpCheck | BrowserCheck | JudgeCheck, Field(discriminator="type")]
+
+
+class Criterion(_Frozen):
+    """One hidden acceptance criterion.
+
+    Attributes:
+        id: Unique within the task (``AC01`` ...).
+        category: What it is about.
+        text: The criterion as an expert wrote it.
+        check: How it is verified.
+    """
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    category: Category
+    text: str = Field(min_length=1)
+    check: Check
+
+    @model_validator(mode="after")
+    def _evidence(self) -> Criterion:
+        if self.category in EVIDENCE_CATEGORIES and self.check.type != "browser":
+            raise ValueError(
+                f"a {self.category.value} criterion needs a browser check (its verdict needs a screenshot and an "
+                f"action log), got a {self.check.type} check"
+            )
+        return self
+
+
+class Attachment(_Frozen):
+    """A file given with the request, copied into the workspace.
+
+    Attributes:
+        source: Path inside the task pack.
+        dest: Path inside the workspace.
+        description: What it is, as listed in the first observation.
+    """
+
+    source: str = Field(min_length=1)
+    dest: str = Field(min_length=1)
+    description: str = ""
+
+
+class AppSpec(_Frozen):
+    """How to start the application.
+
+    Attributes:
+        start: Shell command run in the workspace; ``{port}`` is replaced by the port (also in ``$PORT``). The app
+            must listen on 127.0.0.1.
+        ready_path: Route polled until it answers (any status below 500).
+        ready_timeout_s: How long to wait for it.
+    """
+
+    start: str = Field(min_length=1)
+    ready_path: str = Field(default="/", pattern=r"^/")
+    ready_timeout_s: float = Field(default=20.0, gt=0)
+
+
+class Clarifications(_Frozen):
+    """Records the User Agent may answer from (empty by default: the reference simulates no further feedback)."""
+
+    hidden_constraints: tuple[HiddenConstraint, ...] = ()
+    context_pointers: tuple[ContextPointer, ...] = ()
+    fallback_response: str = "I don't have more details on that; please use your best judgement."
+
+
+class RevisionTask(_Frozen):
+    """A revision task: a runnable starting app, a request, attachments and hidden acceptance criteria.
+
+    Attributes:
+        id: Task id.
+        title: Human-readable title.
+        language: Main language of the app (``python``, ``javascript``, ``html``).
+        request: The user's change request (what the agent sees).
+        start_dir: The starting workspace (a runnable pre-edit app).
+        golden_dir: A complete workspace after the golden revision, if available.
+        attachments: Files given with the request.
+        app: How to start the app (None for command-line apps).
+        criteria: Hidden acceptance criteria.
+        clarifications: What the User Agent may answer.
+        origin: Where the task came from.
+    """
+
+    kind: Literal["revision"] = "revision"
+    id: str = Field(min_length=1)
+    title: str
+    language: str = Field(min_length=1)
+    request: str = Field(min_length=1)
+    start_dir: Path
+    golden_dir: Path | None = None
+    attachments: tuple[Attachment, ...] = ()
+    app: AppSpec | None = None
+    criteria: tuple[Criterion, ...] = Field(min_length=1)
+    clarifications: Clarifications = Clarifications()
+    origin: str = ""
+
+    @model_validator(mode="after")
+    def _check(self) -> RevisionTask:
+        seen: set[str] = set()
+        for i, criterion in enumerate(self.criteria):
+            if criterion.id in seen:
+                raise ValueError(f"criteria[{i}].id: duplicate criterion id {criterion.id!r}")
+            seen.add(criterion.id)
+            if criterion.check.type in ("http", "browser") and self.app is None:
+                raise ValueError(f"criteria[{i}].check: a {criterion.check.type} check needs the task's app")
+        return self
+
+    @property
+    def levels(self) -> dict[str, None]:
+        """Revision tasks have one level (``L1``): the request as written."""
+        return {"L1": None}
+
+    def prd(self, level: str | None = None) -> str:
+        """Return the request (the revision counterpart of a PRD)."""
+        return self.request
+
+    def user_agent_data(self, level: str | None = None) -> UserAgentData:
+        """Return what the User Agent may answer from."""
+        return UserAgentData(
+            task_id=self.id,
+            level="L1",
+            hidden_constraints=self.clarifications.hidden_constraints,
+            context_pointers=self.clarifications.context_pointers,
+            golden_api_signature="",
+            fallback_response=self.clarifications.fallback_response,
+        )

@@ -1,0 +1,119 @@
+"""Load revision task packs (layout in ``docs/revision-tasks.md``) and the built-in revision suite."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from pathlib import Path
+
+from pydantic import Field
+
+from icae_env.errors import TaskNotFoundError, TaskValidationError
+from icae_env.revision.models import RevisionTask
+from icae_env.tasks.pack import TASK_FILE, read_yaml_mapping, validate_model
+
+__all__ = [
+    "load_revision_pack",
+    "load_revision_task",
+    "list_revision_tasks",
+    "starting_workspace",
+    "is_revision_task",
+    "REVISION_BUILTIN_DIR",
+]
+
+REVISION_BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
+_PREFIX = "revision/"
+
+
+class _PackFile(RevisionTask):
+    """``task.yaml``: a :class:`RevisionTask` without the fields the layout gives."""
+
+    start_dir: Path = Field(default=Path("start"), exclude=True)
+
+
+def load_revision_pack(pack: Path, *, origin: str | None = None) -> RevisionTask:
+    """Load and validate the revision pack at ``pack``.
+
+    Raises:
+        TaskValidationError: naming the file and field when the pack is malformed.
+    """
+    pack = Path(pack)
+    file = pack / TASK_FILE
+    raw = read_yaml_mapping(file)
+    for name in ("kind", "start_dir", "golden_dir", "origin"):
+        if name in raw and name != "kind":
+            raise TaskValidationError(str(file), name, "unknown field (given by the pack layout)")
+    start, golden = pack / "start", pack / "golden"
+    if not start.is_dir():
+        raise TaskValidationError(str(start), "-", "missing starting workspace directory")
+    spec = validate_model(_PackFile, file, raw)
+    if spec.id != pack.name:
+        raise TaskValidationError(str(file), "id", f"must equal the directory name {pack.name!r}, got {spec.id!r}")
+    for i, attachment in enumerate(spec.attachments):
+        if not (pack / attachment.source).is_file():
+            raise TaskValidationError(str(file), f"attachments[{i}].source", f"no file {attachment.source!r}")
+        if Path(attachment.dest).is_absolute() or ".." in Path(attachment.dest).parts:
+            raise TaskValidationError(str(file), f"attachments[{i}].dest", "must be a relative path inside")
+    fields = spec.model_dump(exclude={"start_dir", "golden_dir", "origin"})
+    return RevisionTask.model_validate(
+        {
+            **fields,
+            "start_dir": start.resolve(),
+            "golden_dir": golden.resolve() if golden.is_dir() else None,
+            "attachments": [{**a, "source": str((pack / a["source"]).resolve())} for a in fields["attachments"]],
+            "origin": origin or str(pack.resolve()),
+        }
+    )
+
+
+def starting_workspace(task: RevisionTask, dest: Path) -> Path:
+    """Write the workspace the agent starts from (the starting app plus the attachments) to ``dest``; return it."""
+    shutil.copytree(task.start_dir, dest, dirs_exist_ok=True, symlinks=True)
+    for attachment in task.attachments:
+        target = dest / attachment.dest
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(attachment.source, target)
+    return dest
+
+
+def is_revision_task(name_or_path: str | Path) -> bool:
+    """Whether ``name_or_path`` names a revision task (``revision/<name>``, or a pack whose task has criteria)."""
+    text = str(name_or_path)
+    if text.startswith(_PREFIX):
+        return True
+    path = Path(text)
+    path = path.parent if path.name == TASK_FILE else path
+    try:
+        return "criteria" in read_yaml_mapping(path / TASK_FILE)
+    except TaskValidationError:
+        return False
+
+
+def list_revision_tasks() -> list[str]:
+    """Return the names of the built-in revision tasks (``["revision/notes-api", ...]``), sorted."""
+    if not REVISION_BUILTIN_DIR.is_dir():
+        return []
+    return sorted(_PREFIX + p.name for p in REVISION_BUILTIN_DIR.iterdir() if (p / TASK_FILE).is_file())
+
+
+def load_revision_task(name_or_path: str | Path) -> RevisionTask:
+    """Load a built-in revision task (``revision/<name>`` or ``<name>``) or a pack by path.
+
+    Raises:
+        TaskNotFoundError: when nothing matches (with suggestions).
+        TaskValidationError: when the pack is malformed.
+    """
+    if not isinstance(name_or_path, (str, Path)):
+        raise TypeError(f"name_or_path must be a str or Path, got {type(name_or_path).__name__}")
+    text = str(name_or_path)
+    name = text[len(_PREFIX) :] if text.startswith(_PREFIX) else text
+    if "/" not in name and (REVISION_BUILTIN_DIR / name / TASK_FILE).is_file():
+        return load_revision_pack(REVISION_BUILTIN_DIR / name, origin="builtin")
+    path = Path(text)
+    path = path.parent if path.name == TASK_FILE else path
+    if (path / TASK_FILE).is_file():
+        return load_revision_pack(path)
+    known = list_revision_tasks()
+    close = difflib.get_close_matches(text, known + [k[len(_PREFIX) :] for k in known], n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; built-in revision tasks: {', '.join(known)}"
+    raise TaskNotFoundError(f"no revision task named or at {text!r}{hint}")
