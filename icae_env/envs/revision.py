@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,12 +12,11 @@ from pydantic import BaseModel, ConfigDict
 from icae_env.envs.project_build import ProjectBuildEnv, final_workspace
 from icae_env.envs.selection import TaskPool
 from icae_env.envs.state import EpisodeState
-from icae_env.revision.grading import grade
+from icae_env.revision.grading import grade, temp_evidence_dir
 from icae_env.revision.models import RevisionTask
 from icae_env.revision.pack import load_revision_task
 from icae_env.revision.report import RevisionReport
 from icae_env.sandbox.base import Sandbox
-from icae_env.sandbox.session_box import TEMP_PREFIX
 
 __all__ = ["RevisionEnv", "RevisionRewardConfig", "REVISION_INTRO"]
 
@@ -162,7 +159,7 @@ class RevisionEnv(ProjectBuildEnv):
         if self.evidence_dir is not None:
             return self.evidence_dir / f"{task.id}-{self._episodes:04d}"
         if self._temp_evidence is None:
-            self._temp_evidence = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-evidence-"))
+            self._temp_evidence = temp_evidence_dir()
         return self._temp_evidence / f"{task.id}-{self._episodes:04d}"
 
     def _evaluate(self, state: EpisodeState) -> tuple[float, dict[str, Any]]:

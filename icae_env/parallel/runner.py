@@ -38,7 +38,7 @@ from icae_env.parallel.records import (
     write_summary,
 )
 from icae_env.rollout import EpisodeResult, Policy, run_episode
-from icae_env.runner import ENV_ID
+from icae_env.runner import env_id_for
 
 __all__ = ["EpisodeWorker", "rollout", "run_suite_parallel"]
 
@@ -159,7 +159,7 @@ def rollout(
     address: str | None = None,
     *,
     out_dir: str | Path | None = None,
-    env_id: str = ENV_ID,
+    env_id: str | None = None,
     env_kwargs: dict[str, Any] | None = None,
     trajectories: bool = False,
     progress: bool = True,
@@ -183,7 +183,8 @@ def rollout(
             When Ray is already initialised in this process, that connection is used and left open.
         out_dir: Where to append ``results.jsonl`` (per result, as it arrives) and ``infra_errors.jsonl``, and
             write ``summary.md`` and trajectories (None: nothing written).
-        env_id: Registered environment id the workers build.
+        env_id: Registered environment id the workers build (None: chosen from the tasks, see
+            :func:`~icae_env.runner.env_id_for`).
         env_kwargs: Extra ``icae_env.make`` arguments (budget, max_steps, sandbox ...).
         trajectories: Whether to record a JSONL trajectory per episode (needs ``out_dir``); workers send them
             back, so the output directory need not be shared with the cluster's nodes.
@@ -218,7 +219,8 @@ def rollout(
     with ray_session(address, **(ray_init_kwargs or {})) as ray:
         size = min(num_workers, len(jobs))
         cpus = num_cpus_per_worker if num_cpus_per_worker is not None else _auto_cpus(ray, size)
-        pool = _Pool(actor_class(EpisodeWorker, cpus), (agent_factory, env_id, kwargs), size, ready_timeout_s)
+        chosen = env_id or env_id_for(tasks)
+        pool = _Pool(actor_class(EpisodeWorker, cpus), (agent_factory, chosen, kwargs), size, ready_timeout_s)
         try:
             settings = _Settings(ray.get(pool.actors[0].agent_name.remote()), max_retries, bool(trajectories and out))
             startup = time.monotonic() - sink.started

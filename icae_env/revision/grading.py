@@ -6,6 +6,7 @@ workspace without changing it, and stores its evidence under ``evidence_dir/<cri
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -23,8 +24,9 @@ from icae_env.revision.checks.source import run_source_check
 from icae_env.revision.models import EVIDENCE_CATEGORIES, Criterion, RevisionTask, Verdict
 from icae_env.revision.report import CriterionResult, RevisionReport
 from icae_env.sandbox import make_sandbox
+from icae_env.sandbox.session_box import TEMP_PREFIX
 
-__all__ = ["grade", "baseline_failure", "verdict_of"]
+__all__ = ["grade", "baseline_failure", "verdict_of", "temp_evidence_dir"]
 
 _RUNNERS: dict[str, Callable[[Any, CheckContext], CheckOutcome]] = {
     "command": run_command_check,
@@ -34,6 +36,11 @@ _RUNNERS: dict[str, Callable[[Any, CheckContext], CheckOutcome]] = {
 }
 _REQUIRED_EVIDENCE = ("screenshot.png", "actions.log")
 _baseline_cache: dict[tuple[str, str, str], str | None] = {}
+
+
+def temp_evidence_dir() -> Path:
+    """Create a temporary evidence directory named after this process (reaped like sandboxes if it is killed)."""
+    return Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-evidence-"))
 
 
 def verdict_of(outcome: CheckOutcome, partial: bool) -> tuple[Verdict, str]:
@@ -130,7 +137,7 @@ def grade(
     started = time.perf_counter()
     workspace = Path(workspace)
     temporary = evidence_dir is None
-    root = Path(tempfile.mkdtemp(prefix="icae-evidence-")) if temporary else Path(evidence_dir)  # type: ignore[arg-type]
+    root = temp_evidence_dir() if temporary else Path(evidence_dir)  # type: ignore[arg-type]
     root.mkdir(parents=True, exist_ok=True)
     browser = BrowserSession()
     try:

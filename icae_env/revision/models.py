@@ -280,11 +280,15 @@ class BrowserExpect(_Frozen):
 
 
 class BrowserCheck(_Frozen):
-    """Load a page of the running app in headless Chromium, act, and test the page (screenshot + action log)."""
+    """Load a page of the running app in headless Chromium, act, and test the page (screenshot + action log).
+
+    ``timeout_s`` bounds the whole check: a page stuck in a script loop has its renderer killed then.
+    """
 
     type: Literal["browser"] = "browser"
     path: str = Field(default="/", pattern=r"^/")
     viewport: tuple[int, int] = (1024, 768)
+    timeout_s: float = Field(default=60.0, gt=0)
     actions: tuple[BrowserAction, ...] = ()
     expect: tuple[BrowserExpect, ...] = Field(min_length=1)
     partial: bool = True

@@ -7,8 +7,12 @@ downloaded. ``ICAE_CHROMIUM`` overrides the executable. Install the Python side 
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import signal
+import threading
+from pathlib import Path
 from typing import Any
 
 from icae_env.errors import DependencyNotInstalled, IcaeEnvError
@@ -16,10 +20,11 @@ from icae_env.revision.app import AppStartError, app_log, running_app
 from icae_env.revision.checks.common import CheckContext, CheckOutcome, fresh_copy, match_text, short
 from icae_env.revision.models import BrowserAction, BrowserCheck, BrowserExpect
 
-__all__ = ["BrowserSession", "BrowserNotFound", "chromium_path", "run_browser_check"]
+__all__ = ["BrowserSession", "BrowserNotFound", "chromium_path", "kill_renderers", "run_browser_check"]
 
 _CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 _ACTION_TIMEOUT_MS = 2000
+_LOAD_TIMEOUT_MS = 15000
 
 
 class BrowserNotFound(IcaeEnvError, RuntimeError):
@@ -79,6 +84,44 @@ class BrowserSession:
             browser.close()
         if playwright is not None:
             playwright.stop()
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_renderers() -> int:
+    """Kill the Chromium renderer processes under this process (a page stuck in a script loop); return how many.
+
+    Playwright calls that evaluate in a busy page have no time-out of their own; a killed renderer makes them fail
+    with "Target crashed" while the browser itself stays usable.
+    """
+    killed = 0
+    for pid in _descendants(os.getpid()):
+        try:
+            if b"--type=renderer" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        except (OSError, ProcessLookupError):
+            continue
+    return killed
+
+
+def _fire(fired: threading.Event) -> None:
+    fired.set()
+    kill_renderers()
 
 
 def _act(page: Any, base: str, action: BrowserAction) -> None:
@@ -156,6 +199,22 @@ def _run_page(page: Any, base: str, check: BrowserCheck, outcome: CheckOutcome, 
             outcome.add(False, f"{expect.selector}: {str(exc).splitlines()[0]}")
 
 
+def _page_with_evidence(
+    context: Any, base: str, check: BrowserCheck, outcome: CheckOutcome, log: list[str], ctx: CheckContext
+) -> None:
+    page = context.new_page()
+    try:
+        _run_page(page, base, check, outcome, log)
+    except Exception as exc:  # noqa: BLE001 - the page did not load
+        outcome.error = f"the page did not load: {str(exc).splitlines()[0]}"
+        log.append(f"[failed] {outcome.error}")
+    try:
+        page.screenshot(path=str(ctx.evidence / "screenshot.png"), full_page=True)
+        outcome.evidence.append("screenshot.png")
+    except Exception as exc:  # noqa: BLE001 - a hung page cannot be photographed; the verdict is then invalid
+        log.append(f"[failed] screenshot: {str(exc).splitlines()[0]}")
+
+
 def run_browser_check(check: BrowserCheck, ctx: CheckContext) -> CheckOutcome:
     """Start the app, load ``check.path``, perform the actions, test the page; save a screenshot and action log."""
     outcome = CheckOutcome()
@@ -169,16 +228,19 @@ def run_browser_check(check: BrowserCheck, ctx: CheckContext) -> CheckOutcome:
             with running_app(box, ctx.task.app) as base:
                 context = browser.new_context(viewport={"width": check.viewport[0], "height": check.viewport[1]})
                 context.set_default_timeout(_ACTION_TIMEOUT_MS)
+                context.set_default_navigation_timeout(_LOAD_TIMEOUT_MS)
+                fired = threading.Event()
+                watchdog = threading.Timer(check.timeout_s, functools.partial(_fire, fired))
+                watchdog.start()
                 try:
-                    page = context.new_page()
-                    try:
-                        _run_page(page, base, check, outcome, log)
-                    except Exception as exc:  # noqa: BLE001 - the page did not load
-                        outcome.error = f"the page did not load: {str(exc).splitlines()[0]}"
-                        log.append(f"[failed] {outcome.error}")
-                    page.screenshot(path=str(ctx.evidence / "screenshot.png"), full_page=True)
-                    outcome.evidence.append("screenshot.png")
+                    _page_with_evidence(context, base, check, outcome, log, ctx)
                 finally:
+                    watchdog.cancel()
+                    if fired.is_set() and not outcome.error:
+                        outcome.error = (
+                            f"the page stopped responding; its renderer was killed after {check.timeout_s:g} s"
+                        )
+                        log.append(f"[failed] {outcome.error}")
                     context.close()
         except AppStartError as exc:
             outcome.error = str(exc)

@@ -140,3 +140,22 @@ def test_app_checks_run_in_docker_too(revision_task) -> None:
     """The app runs in a container without network; the host reaches it through the workspace socket."""
     report = grade(revision_task, revision_task.golden_dir, sandbox="docker")
     assert report.verdicts() == dict.fromkeys(report.verdicts(), "PASS"), [c.reason for c in report.criteria]
+
+
+def test_a_page_stuck_in_a_script_loop_is_cut_off(revision_task, tmp_path: Path) -> None:
+    work = tmp_path / "ws"
+    shutil.copytree(revision_task.golden_dir, work)
+    (work / "app.js").write_text("document.getElementById('add').addEventListener('click', () => { while (true) {} });\n")
+    short = revision_task.model_copy(
+        update={
+            "criteria": tuple(
+                c.model_copy(update={"check": c.check.model_copy(update={"timeout_s": 4.0})})
+                for c in revision_task.criteria
+                if c.id in ("AC01", "AC03")
+            )
+        }
+    )
+    report = grade(short, work, evidence_dir=tmp_path / "ev")
+    assert report.verdicts() == {"AC01": "FAIL", "AC03": "PASS"}  # the next check gets a working browser
+    assert "stopped responding" in report.criteria[0].reason
+    assert "[failed] click" in (tmp_path / "ev" / "AC01" / "actions.log").read_text()

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from revision_packs import write_revision_pack
-
 from icae_env.runner import REVISION_ENV_ID, env_id_for
 
 CLI = [sys.executable, "-m", "icae_env.cli"]
