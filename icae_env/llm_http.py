@@ -85,7 +85,7 @@ class ReplyCache:
         LLMHttpError: when ``path`` exists but is not a cache of this version.
     """
 
-    def __init__(self, path: str | Path | None, version: str) -> None:
+    def __init__(self, path: str | Path | None, version: str | int) -> None:
         self.path = Path(path) if path is not None else None
         self.version = version
         self._lock = threading.Lock()
@@ -102,6 +102,15 @@ class ReplyCache:
         if not isinstance(entries, dict) or data.get("version") != self.version:
             raise LLMHttpError(f"{self.path}: not a reply cache (expected version {self.version!r})")
         return dict(entries)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def get(self, key: str) -> Any:
         """Return the cached value of ``key`` (None when absent)."""

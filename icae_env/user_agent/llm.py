@@ -21,17 +21,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
-import threading
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from icae_env.errors import IcaeEnvError
+from icae_env.llm_http import LLMHttpError, ReplyCache, message_content, post_chat
 from icae_env.user_agent.base import Document, Match
 
 __all__ = ["LLMRouter", "LLMRouterError", "SYSTEM_PROMPT", "build_messages", "parse_ids"]
@@ -48,7 +43,7 @@ _CACHE_VERSION = 1
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
-class LLMRouterError(IcaeEnvError, RuntimeError):
+class LLMRouterError(LLMHttpError):
     """The chat-completions endpoint failed or gave an unusable reply."""
 
 
@@ -164,42 +159,17 @@ class LLMRouter:
         self.errors: list[str] = []
         self._index = {d.doc_id: i for i, d in reversed(list(enumerate(self.documents)))}
         self._doc_ids = tuple(d.doc_id for d in self.documents)
-        self._lock = threading.Lock()
-        self._cache: dict[str, dict[str, Any]] = self._load_cache()
-
-    # -- cache ------------------------------------------------------------------------------------------------
-    def _load_cache(self) -> dict[str, dict[str, Any]]:
-        if self.cache_path is None or not self.cache_path.exists():
-            return {}
         try:
-            data = json.loads(self.cache_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise LLMRouterError(f"{self.cache_path}: not a readable reply cache: {exc}") from exc
-        entries = data.get("entries") if isinstance(data, dict) else None
-        if not isinstance(entries, dict) or data.get("version") != _CACHE_VERSION:
-            raise LLMRouterError(f"{self.cache_path}: not a reply cache (expected version {_CACHE_VERSION})")
-        return dict(entries)
+            self._cache = ReplyCache(self.cache_path, _CACHE_VERSION)
+        except LLMHttpError as exc:
+            raise LLMRouterError(str(exc)) from exc
 
-    def _save_cache(self) -> None:
-        if self.cache_path is None:
-            return
-        self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-        payload = json.dumps({"version": _CACHE_VERSION, "entries": self._cache}, ensure_ascii=False, indent=1)
-        fd, tmp = tempfile.mkstemp(prefix=self.cache_path.name, suffix=".tmp", dir=self.cache_path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(payload)
-            os.replace(tmp, self.cache_path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-
+    # -- endpoint ---------------------------------------------------------------------------------------------
     def cached(self, question: str) -> list[str] | None:
         """Return the cached reply ids for ``question``, or ``None`` when it was never answered."""
         entry = self._cache.get(_cache_key(self.model, question, self._doc_ids))
         return None if entry is None else list(entry["ids"])
 
-    # -- endpoint ---------------------------------------------------------------------------------------------
     def request_body(self, question: str) -> dict[str, Any]:
         """Return the JSON body of the chat-completions request for ``question``."""
         return {
@@ -208,39 +178,12 @@ class LLMRouter:
             "temperature": self.temperature,
         }
 
-    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(
-            f"{self.base_url}/chat/completions", data=json.dumps(body).encode("utf-8"), headers=headers, method="POST"
-        )
+    def _complete(self, body: dict[str, Any]) -> str:
         self.requests += 1
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace")
-            raise LLMRouterError(f"{request.full_url}: HTTP {exc.code}: {detail}") from exc
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise LLMRouterError(f"{request.full_url}: {exc}") from exc
-        try:
-            reply = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise LLMRouterError(f"{request.full_url}: response is not JSON: {raw[:200]!r}") from exc
-        if not isinstance(reply, dict):
-            raise LLMRouterError(f"{request.full_url}: response is not a JSON object")
-        return reply
-
-    @staticmethod
-    def _content(reply: dict[str, Any]) -> str:
-        try:
-            content = reply["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError) as exc:
-            raise LLMRouterError(f"not a chat-completions response: {json.dumps(reply)[:200]}") from exc
-        if not isinstance(content, str):
-            raise LLMRouterError(f"message content is not text: {content!r}")
-        return content
+            return message_content(post_chat(self.base_url, body, api_key=self.api_key, timeout=self.timeout))
+        except LLMHttpError as exc:
+            raise LLMRouterError(str(exc)) from exc
 
     def _valid(self, ids: Sequence[str]) -> list[str]:
         """Return the known ids of ``ids``, in order, without duplicates, at most ``max_ids``."""
@@ -253,17 +196,15 @@ class LLMRouter:
             LLMRouterError: if the endpoint fails or the reply holds no ``{"ids": [...]}`` object.
         """
         key = _cache_key(self.model, question, self._doc_ids)
-        with self._lock:
-            if key in self._cache:
-                return list(self._cache[key]["ids"])
-        content = self._content(self._post(self.request_body(question)))
+        entry = self._cache.get(key)
+        if entry is not None:
+            return list(entry["ids"])
+        content = self._complete(self.request_body(question))
         try:
             ids = self._valid(parse_ids(content))
         except ValueError as exc:
             raise LLMRouterError(f"malformed reply: {exc}") from exc
-        with self._lock:
-            self._cache[key] = {"model": self.model, "question": question, "ids": ids}
-            self._save_cache()
+        self._cache.put(key, {"model": self.model, "question": question, "ids": ids})
         return ids
 
     def route(self, question: str) -> list[Match]:
@@ -282,12 +223,3 @@ class LLMRouter:
             self.errors.append(str(exc))
             return []
         return [Match(self._index[doc_id], 1.0 / (rank + 1)) for rank, doc_id in enumerate(ids)]
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_lock"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
