@@ -7,9 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from icae_env.envs.project_build import ProjectBuildEnv, final_workspace
+from icae_env.envs.reward import WeightedReward
 from icae_env.envs.selection import TaskPool
 from icae_env.envs.state import EpisodeState
 from icae_env.revision.grading import grade, temp_evidence_dir
@@ -30,19 +29,13 @@ against the user's hidden acceptance criteria in a fresh sandbox and ends the ep
 """
 
 
-class RevisionRewardConfig(BaseModel):
+class RevisionRewardConfig(WeightedReward):
     """Weights of the episode reward over the task's scores (default: Graded completion)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     graded: float = 1.0
     strict: float = 0.0
     full_pass: float = 0.0
     task_coverage: float = 0.0
-
-    def total(self, components: dict[str, float]) -> float:
-        """Return the weighted sum of ``components``."""
-        return float(sum(getattr(self, name) * value for name, value in components.items()))
 
 
 def _attachment_lines(task: RevisionTask) -> str:

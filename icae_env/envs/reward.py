@@ -20,13 +20,21 @@ from pydantic import BaseModel, ConfigDict
 from icae_env.scoring.report import ScoreReport
 from icae_env.user_agent.metrics import InteractionStats
 
-__all__ = ["RewardConfig", "reward_components", "score_info"]
+__all__ = ["WeightedReward", "RewardConfig", "reward_components", "score_info"]
 
 
-class RewardConfig(BaseModel):
-    """Weights of the episode reward (see the module docstring)."""
+class WeightedReward(BaseModel):
+    """Base of reward configurations: frozen weights whose fields name score components."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def total(self, components: dict[str, float]) -> float:
+        """Return the weighted sum of ``components``."""
+        return float(sum(getattr(self, name) * value for name, value in components.items()))
+
+
+class RewardConfig(WeightedReward):
+    """Weights of the episode reward (see the module docstring)."""
 
     overall: float = 1.0
     task_coverage: float = 0.2
@@ -34,10 +42,6 @@ class RewardConfig(BaseModel):
     public: float = 0.0
     native: float = 0.0
     enhanced: float = 0.0
-
-    def total(self, components: dict[str, float]) -> float:
-        """Return the weighted sum of ``components``."""
-        return float(sum(getattr(self, name) * value for name, value in components.items()))
 
 
 def reward_components(report: ScoreReport, stats: InteractionStats) -> dict[str, float]:

@@ -36,13 +36,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
 from icae_env.user_agent.base import Document, Match
-from icae_env.user_agent.text import char_ngrams, tokens
+from icae_env.user_agent.text import char_ngrams, tokens, tokens_and_char_ngrams
 
 __all__ = [
     "COEFFICIENTS",
@@ -125,44 +126,112 @@ DEFAULT_WEIGHTS = LexicalWeights(
 )
 
 
-class _Postings:
-    """A sparse rows x terms matrix stored as per-term postings in numpy arrays.
+#: Views with at most this many (terms + 1) x rows entries are stored dense (8 MiB of float64); larger ones sparse.
+_DENSE_LIMIT = 1 << 20
+#: ``1 + log(c)`` for small counts ``c`` (the log-TF of :func:`_tfidf`, computed the same way).
+_LOG_TF = np.array([0.0, *(1 + math.log(c) for c in range(1, 65))])
+
+
+def _log_tf(counts: np.ndarray) -> np.ndarray:
+    try:
+        return _LOG_TF[counts]
+    except IndexError:  # a count beyond the table
+        return np.array([1 + math.log(c) for c in counts.tolist()], dtype=np.float64)
+
+
+class _Terms:
+    """A term index with IDF values, turning question terms into ``(term ids, weights)`` queries.
+
+    Unknown terms get the id ``len(idf)``, which no view row holds. The weights are computed term by term in the
+    order of the terms' dictionary or set, with the same floating-point operations as a per-term dictionary (sums
+    stay Python sums), so that scores do not depend on the vectorisation.
 
     Args:
-        rows: Per row, its term weights.
+        idf: The IDF of each known term.
+    """
+
+    def __init__(self, idf: Mapping[str, float]) -> None:
+        self.idf = idf
+        self.index = {t: i for i, t in enumerate(idf)}
+        self.unknown = len(self.index)
+        self.values = np.array([*idf.values(), 0.0], dtype=np.float64)
+
+    def ids(self, terms: Collection[str]) -> np.ndarray:
+        """Return the id of each term (in iteration order)."""
+        return np.fromiter(map(self.index.get, terms, repeat(self.unknown)), dtype=np.intp, count=len(terms))
+
+    def mass(self, terms: Iterable[str], unknown: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """Return each distinct term's IDF over their IDF mass (an unknown term weighs ``unknown`` in the mass)."""
+        ids = self.ids(set(terms))
+        idf = self.values[ids]
+        weighed = np.where(ids == self.unknown, unknown, idf) if unknown else idf
+        return ids, idf / (sum(weighed.tolist()) or 1.0)
+
+    def tfidf(self, terms: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Return the L2-normalised log-TF x IDF weights of the known terms (:func:`_tfidf` as a query)."""
+        counts = Counter(terms)
+        ids = self.ids(counts)
+        known = self.values[ids] != 0
+        ids = ids[known]
+        weights = _log_tf(np.fromiter(counts.values(), dtype=np.intp, count=len(counts))[known]) * self.values[ids]
+        return ids, weights / (math.sqrt(sum((weights * weights).tolist())) or 1.0)
+
+
+class _Postings:
+    """A rows x terms weight matrix over a shared term index, dense when small and as per-term postings if not.
+
+    Args:
+        rows: Per row, its term weights (every term in ``index``).
+        index: Term ids; id ``len(index)`` stands for unknown terms.
+    """
+
+    def __init__(self, rows: Sequence[Mapping[str, float]], index: Mapping[str, int]) -> None:
+        entries = sorted((index[t], r, w) for r, row in enumerate(rows) for t, w in row.items())
+        terms = np.array([e[0] for e in entries], dtype=np.intp)
+        self.rows = np.array([e[1] for e in entries], dtype=np.intp)
+        self.weights = np.array([e[2] for e in entries], dtype=np.float64)
+        self.starts = np.searchsorted(terms, np.arange(len(index) + 2))
+        self.n_rows = len(rows)
+        self.dense: np.ndarray | None = None
+        if (len(index) + 1) * self.n_rows <= _DENSE_LIMIT:
+            self.dense = np.zeros((len(index) + 1, self.n_rows))
+            self.dense[terms, self.rows] = self.weights
+
+    def dot(self, ids: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Return, per row, the dot product with the query (term ``ids`` and their ``weights``).
+
+        Terms are added one after another in query order (``np.add.accumulate`` adds sequentially; absent terms
+        add exact zeros), so each sum is the one that adding term by term gives.
+        """
+        if not ids.size:
+            return np.zeros(self.n_rows)
+        if self.dense is not None:
+            return np.add.accumulate(self.dense[ids] * weights[:, None], axis=0)[-1]
+        scores = np.zeros(self.n_rows)
+        for i, weight in zip(ids.tolist(), weights.tolist(), strict=True):
+            lo, hi = self.starts[i], self.starts[i + 1]
+            scores[self.rows[lo:hi]] += self.weights[lo:hi] * weight
+        return scores
+
+
+class _BestPerDoc:
+    """The best of each document's rows (0 for a document without rows), for rows listed document by document.
+
+    Args:
         owners: Per row, the document it belongs to.
         n_docs: The number of documents.
     """
 
-    def __init__(self, rows: Sequence[Mapping[str, float]], owners: Iterable[int], n_docs: int) -> None:
-        self.vocab = {t: i for i, t in enumerate(sorted({t for row in rows for t in row}))}
-        postings: list[list[tuple[int, float]]] = [[] for _ in self.vocab]
-        for r, row in enumerate(rows):
-            for term, weight in row.items():
-                postings[self.vocab[term]].append((r, weight))
-        self.starts = np.zeros(len(postings) + 1, dtype=np.int64)
-        self.starts[1:] = np.cumsum([len(p) for p in postings])
-        self.rows = np.array([r for p in postings for r, _ in p], dtype=np.int64)
-        self.weights = np.array([w for p in postings for _, w in p], dtype=np.float64)
-        self.owners = np.asarray(list(owners), dtype=np.int64)
-        self.n_rows, self.n_docs = len(rows), n_docs
-        self.one_row_per_doc = bool(np.array_equal(self.owners, np.arange(n_docs)))
+    def __init__(self, owners: Sequence[int], n_docs: int) -> None:
+        self.owners, self.n_docs = np.asarray(owners, dtype=np.intp), n_docs
+        counts = np.bincount(self.owners, minlength=n_docs)
+        grouped = n_docs > 0 and bool(np.all(np.diff(self.owners) >= 0)) and bool(np.all(counts > 0))
+        self.starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp) if grouped else None
 
-    def dot(self, query: Mapping[str, float]) -> np.ndarray:
-        """Return, per row, the dot product with the ``query`` term weights."""
-        scores = np.zeros(self.n_rows)
-        for term, weight in query.items():
-            i = self.vocab.get(term)
-            if i is not None:
-                lo, hi = self.starts[i], self.starts[i + 1]
-                scores[self.rows[lo:hi]] += self.weights[lo:hi] * weight
-        return scores
-
-    def best_per_doc(self, query: Mapping[str, float]) -> np.ndarray:
-        """Return, per document, the best dot product over the rows it owns."""
-        scores = self.dot(query)
-        if self.one_row_per_doc:
-            return scores
+    def __call__(self, scores: np.ndarray) -> np.ndarray:
+        """Return, per document, the maximum of 0 and its rows' ``scores``."""
+        if self.starts is not None:
+            return np.maximum(np.maximum.reduceat(scores, self.starts), 0.0)
         best = np.zeros(self.n_docs)
         np.maximum.at(best, self.owners, scores)
         return best
@@ -187,7 +256,7 @@ def _tfidf(terms: Sequence[str], idf: Mapping[str, float]) -> dict[str, float]:
 def _bm25_rows(rows: Sequence[list[str]], k1: float, b: float) -> list[dict[str, float]]:
     """Return BM25's saturated, length-normalised term frequencies per row, in ``[0, 1)``.
 
-    The IDF factor comes from the question side (:meth:`LexicalRouter._mass`).
+    The IDF factor comes from the question side (:meth:`_Terms.mass`).
     """
     average = sum(len(r) for r in rows) / max(len(rows), 1) or 1.0
     weighted = []
@@ -240,6 +309,8 @@ class LexicalRouter:
         self._build_char_view()
         self._is_test_cases = np.array([d.is_test_cases for d in self.documents], dtype=bool)
         self._is_aux = np.array([not d.is_constraint for d in self.documents], dtype=bool)
+        tests, aux = self._is_test_cases.astype(np.float64), self._is_aux.astype(np.float64)
+        self._kinds = {about: np.stack([tests * (not about), tests * about, aux]) for about in (False, True)}
         self._exact: dict[str, list[int]] = {}
         for i, doc in enumerate(self.documents):
             for trigger in doc.triggers:
@@ -251,29 +322,25 @@ class LexicalRouter:
         bags = [_with_bigrams(t) for t in words]
         responses = [tokens(routable_response(d)) for d in self.documents]
         self._idf = _idf([set(t) | set(r) for t, r in zip(bags, responses, strict=True)])
+        self._terms = terms = _Terms(self._idf)
         self._max_idf = math.log(1 + max(n, 1))
-        self._triggers = _Postings(_bm25_rows(bags, w.k1, w.b), range(n), n)
-        combined = [t + r for t, r in zip(words, responses, strict=True)]
-        self._combined = _Postings(_bm25_rows(combined, w.k1, w.b), range(n), n)
-        leads = [tokens(lead_sentence(routable_response(d))) for d in self.documents]
-        self._leads = _Postings([_tfidf(s, self._idf) for s in leads], range(n), n)
+        self._triggers = _Postings(_bm25_rows(bags, w.k1, w.b), terms.index)
+        # Views that take the same query share one matrix: combined and cover (IDF shares), lead and nearest
+        # (cosines); their rows are stacked and the scores split again.
+        combined = _bm25_rows([t + r for t, r in zip(words, responses, strict=True)], w.k1, w.b)
+        self._combined_cover = _Postings(combined + [dict.fromkeys(bag, 1.0) for bag in bags], terms.index)
+        leads = [_tfidf(tokens(lead_sentence(routable_response(d))), self._idf) for d in self.documents]
         phrases = [(i, tokens(t)) for i, d in enumerate(self.documents) for t in d.triggers]
-        self._nearest = _Postings([_tfidf(t, self._idf) for _, t in phrases], [i for i, _ in phrases], n)
-        self._cover = _Postings([dict.fromkeys(bag, 1.0) for bag in bags], range(n), n)
+        self._lead_nearest = _Postings(leads + [_tfidf(t, self._idf) for _, t in phrases], terms.index)
+        self._nearest_doc = _BestPerDoc([i for i, _ in phrases], n)
         supports = [dict.fromkeys(t + r, 1.0) for t, r in zip(bags, responses, strict=True)]
-        self._support = _Postings(supports, range(n), n)
+        self._support = _Postings(supports, terms.index)
 
     def _build_char_view(self) -> None:
-        n = len(self.documents)
         grams = [char_ngrams(" ".join(d.triggers)) for d in self.documents]
         self._char_idf = _idf([set(g) for g in grams])
-        self._chars = _Postings([_tfidf(g, self._char_idf) for g in grams], range(n), n)
-
-    def _mass(self, terms: list[str], unknown: float = 0.0) -> dict[str, float]:
-        """Return each known term's IDF over the question's IDF mass (an unknown term weighs ``unknown``)."""
-        unique = set(terms)
-        mass = sum(self._idf.get(t, unknown) for t in unique) or 1.0
-        return {t: self._idf[t] / mass for t in unique if t in self._idf}
+        self._char_terms = _Terms(self._char_idf)
+        self._chars = _Postings([_tfidf(g, self._char_idf) for g in grams], self._char_terms.index)
 
     def answerable(self, words: list[str]) -> bool:
         """Return whether a question with these tokens is on topic (see ``min_known`` and ``min_support``)."""
@@ -281,38 +348,46 @@ class LexicalRouter:
             return False
         if sum(t in self._idf for t in words) / len(words) < self.weights.min_known:
             return False
-        support = self._support.dot(self._mass(words, unknown=self._max_idf))
+        support = self._support.dot(*self._terms.mass(words, unknown=self._max_idf))
         return bool(support.max() >= self.weights.min_support)
 
     def features(self, question: str) -> np.ndarray:
         """Return the views of ``question``: an array of shape ``(len(VIEWS), len(documents))``."""
-        words = tokens(question)
-        mass, cosine = self._mass(words), _tfidf(words, self._idf)
+        return self._features(*tokens_and_char_ngrams(question))
+
+    def _features(self, words: list[str], grams: list[str]) -> np.ndarray:
+        n = len(self.documents)
+        combined_cover = self._combined_cover.dot(*self._terms.mass(words))
+        lead_nearest = self._lead_nearest.dot(*self._terms.tfidf(words))
         return np.stack(
             [
-                self._triggers.dot(self._mass(_with_bigrams(words))),
-                self._combined.dot(mass),
-                self._leads.dot(cosine),
-                self._chars.dot(_tfidf(char_ngrams(question), self._char_idf)),
-                self._nearest.best_per_doc(cosine),
-                self._cover.dot(mass),
+                self._triggers.dot(*self._terms.mass(_with_bigrams(words))),
+                combined_cover[:n],
+                lead_nearest[:n],
+                self._chars.dot(*self._char_terms.tfidf(grams)),
+                self._nearest_doc(lead_nearest[n:]),
+                combined_cover[n:],
             ]
         )
 
     def design(self, question: str) -> np.ndarray:
         """Return the ranker's inputs, shape ``(len(documents), len(COEFFICIENTS))``: views and kind indicators."""
-        tests = self._is_test_cases.astype(np.float64)
-        about = about_tests(tokens(question))
-        kinds = np.stack([tests * (not about), tests * about, self._is_aux.astype(np.float64)])
-        return np.concatenate([self.features(question), kinds]).T
+        return self._design(*tokens_and_char_ngrams(question))
+
+    def _design(self, words: list[str], grams: list[str]) -> np.ndarray:
+        return np.concatenate([self._features(words, grams), self._kinds[about_tests(words)]]).T
 
     def scores(self, question: str) -> np.ndarray:
         """Return the score of every document for ``question``, on topic or not (zeros for no words)."""
-        words = tokens(question)
+        return self._scores(*tokens_and_char_ngrams(question))
+
+    def _scores(self, words: list[str], grams: list[str]) -> np.ndarray:
         if not self.documents or not words:
             return np.zeros(len(self.documents))
-        score = self.design(question) @ self._coefficients
-        score[self._exact.get(" ".join(words), [])] += self.weights.exact
+        score = self._design(words, grams) @ self._coefficients
+        exact = self._exact.get(" ".join(words))
+        if exact:
+            score[exact] += self.weights.exact
         return score
 
     def route(self, question: str) -> list[Match]:
@@ -320,12 +395,14 @@ class LexicalRouter:
 
         An off-topic question (see :meth:`answerable`) gets no match.
         """
-        if not self.answerable(tokens(question)):
+        words, grams = tokens_and_char_ngrams(question)
+        if not self.answerable(words):
             return []
-        scores = self.scores(question)
-        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+        scores = self._scores(words, grams)
+        order = np.argsort(-scores, kind="stable")  # best first, ties by index
         top = scores[order[0]]
         if top < self.weights.threshold:
             return []
         floor = max(self.weights.threshold, top - self.weights.margin)
-        return [Match(i, float(scores[i])) for i in order if scores[i] >= floor]
+        chosen = order[scores[order] >= floor]
+        return [Match(i, score) for i, score in zip(chosen.tolist(), scores[chosen].tolist(), strict=True)]

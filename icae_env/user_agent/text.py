@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["tokens", "stem", "char_ngrams", "concepts", "STOPWORDS"]
+__all__ = ["tokens", "stem", "char_ngrams", "tokens_and_char_ngrams", "concepts", "STOPWORDS"]
 
 STOPWORDS = frozenset(
     """a an the is are was were be been being am do does did doing done have has had having i me my we our you your
@@ -116,19 +116,36 @@ def concepts(words: list[str]) -> list[str]:
     return [_CONCEPT[w] for w in words if w in _CONCEPT]
 
 
+def _tokens(raw: list[str]) -> list[str]:
+    words = [w for w in raw if w not in STOPWORDS]
+    return [stem(w) for w in words] + concepts(words)
+
+
+@lru_cache(maxsize=65536)
+def _word_ngrams(word: str, sizes: tuple[int, ...]) -> tuple[str, ...]:
+    padded = f" {word} "
+    return tuple(padded[i : i + size] for size in sizes for i in range(max(1, len(padded) - size + 1)))
+
+
+def _char_ngrams(raw: list[str], sizes: tuple[int, ...]) -> list[str]:
+    grams: list[str] = []
+    for word in raw:
+        if word not in STOPWORDS:
+            grams.extend(_word_ngrams(word, sizes))
+    return grams
+
+
 def tokens(text: str) -> list[str]:
     """Return stemmed content tokens of ``text`` plus their concept tokens."""
-    words = [w for w in _raw_words(text) if w not in STOPWORDS]
-    return [stem(w) for w in words] + concepts(words)
+    return _tokens(_raw_words(text))
 
 
 def char_ngrams(text: str, sizes: tuple[int, ...] = (3, 4)) -> list[str]:
     """Return character n-grams of the content words of ``text``, each word padded with spaces."""
-    grams: list[str] = []
-    for word in _raw_words(text):
-        if word in STOPWORDS:
-            continue
-        padded = f" {word} "
-        for size in sizes:
-            grams.extend(padded[i : i + size] for i in range(max(1, len(padded) - size + 1)))
-    return grams
+    return _char_ngrams(_raw_words(text), tuple(sizes))
+
+
+def tokens_and_char_ngrams(text: str, sizes: tuple[int, ...] = (3, 4)) -> tuple[list[str], list[str]]:
+    """Return ``(tokens(text), char_ngrams(text, sizes))``, splitting ``text`` into words once."""
+    raw = _raw_words(text)
+    return _tokens(raw), _char_ngrams(raw, tuple(sizes))

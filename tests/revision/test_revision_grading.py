@@ -145,7 +145,8 @@ def test_app_checks_run_in_docker_too(revision_task) -> None:
 def test_a_page_stuck_in_a_script_loop_is_cut_off(revision_task, tmp_path: Path) -> None:
     work = tmp_path / "ws"
     shutil.copytree(revision_task.golden_dir, work)
-    (work / "app.js").write_text("document.getElementById('add').addEventListener('click', () => { while (true) {} });\n")
+    loop = "document.getElementById('add').addEventListener('click', () => { while (true) {} });\n"
+    (work / "app.js").write_text(loop)
     short = revision_task.model_copy(
         update={
             "criteria": tuple(

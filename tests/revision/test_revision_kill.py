@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -11,6 +10,7 @@ import textwrap
 import time
 from pathlib import Path
 
+from icae_env.revision.checks.browser import descendant_pids
 from icae_env.sandbox.session_box import TEMP_PREFIX, reap_stale_dirs
 
 SCRIPT = textwrap.dedent(
@@ -32,22 +32,6 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _descendants(root: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    found, todo = set(), [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -62,11 +46,11 @@ def test_sigkill_during_a_browser_check(tmp_path: Path) -> None:
     try:
         assert proc.stdout.readline().strip() == "grading"
         deadline = time.monotonic() + 60
-        while not any("chrom" in Path(f"/proc/{p}/comm").read_text() for p in _descendants(proc.pid) if _alive(p)):
+        while not any("chrom" in Path(f"/proc/{p}/comm").read_text() for p in descendant_pids(proc.pid) if _alive(p)):
             assert time.monotonic() < deadline, "the browser never started"
             time.sleep(0.2)
         time.sleep(1.0)  # the app, the relay and the page are up
-        tree = _descendants(proc.pid)
+        tree = descendant_pids(proc.pid)
         assert len(tree) >= 3
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)

@@ -20,7 +20,14 @@ from icae_env.revision.app import AppStartError, app_log, running_app
 from icae_env.revision.checks.common import CheckContext, CheckOutcome, fresh_copy, match_text, short
 from icae_env.revision.models import BrowserAction, BrowserCheck, BrowserExpect
 
-__all__ = ["BrowserSession", "BrowserNotFound", "chromium_path", "kill_renderers", "run_browser_check"]
+__all__ = [
+    "BrowserSession",
+    "BrowserNotFound",
+    "chromium_path",
+    "descendant_pids",
+    "kill_renderers",
+    "run_browser_check",
+]
 
 _CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 _ACTION_TIMEOUT_MS = 2000
@@ -86,7 +93,8 @@ class BrowserSession:
             playwright.stop()
 
 
-def _descendants(root: int) -> list[int]:
+def descendant_pids(root: int) -> list[int]:
+    """Return the pids of every process below ``root`` (from ``/proc``)."""
     children: dict[int, list[int]] = {}
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -109,7 +117,7 @@ def kill_renderers() -> int:
     with "Target crashed" while the browser itself stays usable.
     """
     killed = 0
-    for pid in _descendants(os.getpid()):
+    for pid in descendant_pids(os.getpid()):
         try:
             if b"--type=renderer" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 os.kill(pid, signal.SIGKILL)
