@@ -34,6 +34,8 @@ def env_id_for(tasks: Sequence[str]) -> str:
     if any(revision) and not all(revision):
         raise ValueError("revision tasks and project-building tasks cannot run in one suite; run them separately")
     return REVISION_ENV_ID if revision and all(revision) else ENV_ID
+
+
 _REVISION_COLUMNS = ("task", "Strict", "Graded", "Full-pass", "steps", "s")
 _COLUMNS = ("task", "level", "Overall", "Public", "Native", "Enhanced", "coverage", "fallback", "budget", "steps", "s")
 
@@ -114,8 +116,10 @@ def format_table(results: Sequence[EpisodeResult], markdown: bool = False) -> st
 
     Revision episodes (every result with ``graded`` set, or an error) get Strict / Graded / Full-pass columns.
     """
-    if results and all(r.graded is not None or r.infra_failure or r.error for r in results) and any(
-        r.graded is not None for r in results
+    if (
+        results
+        and all(r.graded is not None or r.infra_failure or r.error for r in results)
+        and any(r.graded is not None for r in results)
     ):
         return _render(_REVISION_COLUMNS, _revision_rows(results), markdown)
     rows = [_row(r) if not r.error else (r.task, r.level, "ERROR", r.error[:60], *[""] * 7) for r in results]

@@ -149,11 +149,22 @@ class RevisionEnv(ProjectBuildEnv):
         )
 
     def _episode_evidence(self, task: RevisionTask) -> Path:
+        """Create and return this episode's evidence directory (``<task>-<episode>``, suffixed when taken)."""
         if self.evidence_dir is not None:
-            return self.evidence_dir / f"{task.id}-{self._episodes:04d}"
-        if self._temp_evidence is None:
-            self._temp_evidence = temp_evidence_dir()
-        return self._temp_evidence / f"{task.id}-{self._episodes:04d}"
+            base = self.evidence_dir
+        else:
+            if self._temp_evidence is None:
+                self._temp_evidence = temp_evidence_dir()
+            base = self._temp_evidence
+        base.mkdir(parents=True, exist_ok=True)
+        name = f"{task.id}-{self._episodes:04d}"
+        for suffix in ("", *(f"-{n}" for n in range(2, 10_000))):
+            try:
+                (base / (name + suffix)).mkdir()
+            except FileExistsError:
+                continue
+            return base / (name + suffix)
+        raise FileExistsError(f"no free evidence directory for {name} under {base}")
 
     def _evaluate(self, state: EpisodeState) -> tuple[float, dict[str, Any]]:
         task: RevisionTask = state.task  # type: ignore[assignment]

@@ -7,7 +7,9 @@ Unix socket in the workspace. :func:`running_app` yields the base URL once the r
 from __future__ import annotations
 
 import shlex
+import shutil
 import socket
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -22,6 +24,8 @@ from icae_env.sandbox.base import Sandbox
 __all__ = ["AppStartError", "running_app", "http_opener", "APP_DIR"]
 
 APP_DIR = ".icae-app"
+MAX_LOG_BYTES = 16 * 1024 * 1024
+_MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to 108 bytes
 _RELAY_SOURCE = Path(relay.__file__).read_text(encoding="utf-8")
 
 
@@ -41,9 +45,14 @@ def _free_port() -> int:
 
 
 def _background(box: Sandbox, command: str, log: str, env: str = "") -> int:
-    """Start ``command`` in its own session in the background; return its pid inside the sandbox."""
+    """Start ``command`` in its own session in the background, its output capped at ``MAX_LOG_BYTES`` in ``log``.
+
+    Returns the pid (inside the sandbox) of the process that writes the log; it ends when the command's output
+    closes, that is when the command exits.
+    """
     inner = shlex.quote(command)
-    result = box.exec(f"({env} setsid bash -c {inner} > {APP_DIR}/{log} 2>&1 < /dev/null & echo $!)", timeout=10)
+    line = f"({env} setsid bash -c {inner} 2>&1 < /dev/null | head -c {MAX_LOG_BYTES} > {APP_DIR}/{log} & echo $!)"
+    result = box.exec(line, timeout=10)
     return int(result.stdout.strip().splitlines()[-1])
 
 
@@ -62,12 +71,9 @@ def _answers(url: str) -> bool:
 
 
 def app_log(box: Sandbox, limit: int = 4000) -> str:
-    """Return the tail of the app's log in ``box`` ("" when there is none)."""
-    try:
-        data = box.read_file(f"{APP_DIR}/app.log")
-    except OSError:
-        return ""
-    return data[-limit:].decode("utf-8", errors="replace")
+    """Return the last ``limit`` bytes of the app's log in ``box`` ("" when there is none)."""
+    result = box.exec(f"tail -c {int(limit)} {APP_DIR}/app.log 2>/dev/null", timeout=10)
+    return result.stdout if result.ok else ""
 
 
 def _tail(box: Sandbox) -> str:
@@ -89,18 +95,37 @@ def running_app(box: Sandbox, app: AppSpec) -> Iterator[str]:
     box.write_file(f"{APP_DIR}/relay.py", _RELAY_SOURCE)
     pid = _background(box, app.start.replace("{port}", str(port)), "app.log", env=f"PORT={port}")
     _background(box, f"exec python3 {APP_DIR}/relay.py {APP_DIR}/app.sock {port}", "relay.log")
-    host = relay.HostRelay(str(host_workspace / APP_DIR / "app.sock"))
+    with _short_path(host_workspace / APP_DIR) as app_dir:
+        host = relay.HostRelay(str(app_dir / "app.sock"))
+        try:
+            base = f"http://127.0.0.1:{host.port}"
+            _wait_ready(box, app, base, pid)
+            yield base
+        finally:
+            host.close()
+
+
+@contextmanager
+def _short_path(directory: Path) -> Iterator[Path]:
+    """Yield ``directory``, or a short symlink to it when a socket path inside it would be too long."""
+    if len(str(directory / "app.sock")) <= _MAX_SOCKET_PATH:
+        yield directory
+        return
+    link_dir = Path(tempfile.mkdtemp(prefix="icae-"))
     try:
-        base = f"http://127.0.0.1:{host.port}"
-        deadline = time.monotonic() + app.ready_timeout_s
-        while not _answers(base + app.ready_path):
-            if not _alive(box, pid):
-                raise AppStartError(f"the app exited before answering {app.ready_path}; its log: {_tail(box)}")
-            if time.monotonic() > deadline:
-                raise AppStartError(
-                    f"the app did not answer {app.ready_path} within {app.ready_timeout_s:g} s; its log: {_tail(box)}"
-                )
-            time.sleep(0.05)
-        yield base
+        (link_dir / "d").symlink_to(directory)
+        yield link_dir / "d"
     finally:
-        host.close()
+        shutil.rmtree(link_dir, ignore_errors=True)
+
+
+def _wait_ready(box: Sandbox, app: AppSpec, base: str, pid: int) -> None:
+    deadline = time.monotonic() + app.ready_timeout_s
+    while not _answers(base + app.ready_path):
+        if not _alive(box, pid) and not _answers(base + app.ready_path):
+            raise AppStartError(f"the app exited before answering {app.ready_path}; its log: {_tail(box)}")
+        if time.monotonic() > deadline:
+            raise AppStartError(
+                f"the app did not answer {app.ready_path} within {app.ready_timeout_s:g} s; its log: {_tail(box)}"
+            )
+        time.sleep(0.05)

@@ -1,11 +1,13 @@
 """Grade a final workspace against a revision task's hidden acceptance criteria.
 
-:func:`grade` is a pure function of (task, final workspace): every check runs on a fresh sandbox copy or reads the
-workspace without changing it, and stores its evidence under ``evidence_dir/<criterion id>/``.
+:func:`grade` is a pure function of (task, final workspace): it takes one sanitised snapshot of the workspace
+(:mod:`icae_env.revision.snapshot`), runs every check on a fresh sandbox copy of it or reads it, and stores each
+criterion's evidence under ``evidence_dir/<criterion id>/`` (replacing what an earlier run left there).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from icae_env.errors import SandboxPathError
 from icae_env.revision.app import AppStartError, running_app
 from icae_env.revision.checks.browser import BrowserSession, run_browser_check
 from icae_env.revision.checks.command import run_command_check
@@ -23,6 +26,7 @@ from icae_env.revision.checks.judge import run_judge_check
 from icae_env.revision.checks.source import run_source_check
 from icae_env.revision.models import EVIDENCE_CATEGORIES, Criterion, RevisionTask, Verdict
 from icae_env.revision.report import CriterionResult, RevisionReport
+from icae_env.revision.snapshot import take_snapshot
 from icae_env.sandbox import make_sandbox
 from icae_env.sandbox.session_box import TEMP_PREFIX
 
@@ -65,7 +69,7 @@ def baseline_failure(task: RevisionTask, sandbox: str = "local", sandbox_options
     """
     if task.app is None:
         return None
-    key = (task.id, str(task.start_dir), sandbox)
+    key = (task.id, str(task.start_dir), sandbox + json.dumps(sandbox_options or {}, sort_keys=True, default=str))
     if key not in _baseline_cache:
         box = make_sandbox(sandbox, language=task.language, **(sandbox_options or {}))
         try:
@@ -80,18 +84,26 @@ def baseline_failure(task: RevisionTask, sandbox: str = "local", sandbox_options
     return _baseline_cache[key]
 
 
+def _run_check(criterion: Criterion, ctx: CheckContext) -> CheckOutcome:
+    check = criterion.check
+    try:
+        if check.type == "judge":
+            return run_judge_check(check, ctx, criterion.text)
+        return _RUNNERS[check.type](check, ctx)
+    except (OSError, shutil.Error, RecursionError, SandboxPathError) as exc:  # what the agent's files can cause
+        return CheckOutcome(error=f"the check could not run on this workspace: {type(exc).__name__}: {exc}")
+
+
 def _grade_one(criterion: Criterion, ctx: CheckContext) -> CriterionResult:
     started = time.perf_counter()
-    ctx.evidence.mkdir(parents=True, exist_ok=True)
-    check = criterion.check
-    if check.type == "judge":
-        outcome = run_judge_check(check, ctx, criterion.text)
-    else:
-        outcome = _RUNNERS[check.type](check, ctx)
-    verdict, reason = verdict_of(outcome, getattr(check, "partial", True))
+    shutil.rmtree(ctx.evidence, ignore_errors=True)  # never let an earlier run's evidence stand for this one
+    ctx.evidence.mkdir(parents=True)
+    outcome = _run_check(criterion, ctx)
+    verdict, reason = verdict_of(outcome, getattr(criterion.check, "partial", True))
     valid = True
     if criterion.category in EVIDENCE_CATEGORIES:
-        missing = [name for name in _REQUIRED_EVIDENCE if not (ctx.evidence / name).is_file()]
+        made = set(outcome.evidence)
+        missing = [name for name in _REQUIRED_EVIDENCE if name not in made or not (ctx.evidence / name).is_file()]
         if missing:
             valid, verdict = False, Verdict.FAIL
             reason = f"invalid verdict: no {' or '.join(missing)} ({reason})"
@@ -135,29 +147,32 @@ def grade(
         The report; evidence paths are relative to ``report.evidence_dir``.
     """
     started = time.perf_counter()
-    workspace = Path(workspace)
     temporary = evidence_dir is None
     root = temp_evidence_dir() if temporary else Path(evidence_dir)  # type: ignore[arg-type]
     root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-snapshot-"))
     browser = BrowserSession()
     try:
+        snapshot = take_snapshot(Path(workspace), scratch / "workspace")
         infra = baseline_failure(task, sandbox, sandbox_options) if check_baseline else None
         results = []
         for criterion in task.criteria:
             if criteria is not None and criterion.id not in criteria:
                 continue
             ctx = CheckContext(
-                task, workspace, root / criterion.id, sandbox, dict(sandbox_options or {}), browser, judge
+                task, snapshot.root, root / criterion.id, sandbox, dict(sandbox_options or {}), browser, judge
             )
             results.append(_grade_one(criterion, ctx))
     finally:
         browser.close()
+        shutil.rmtree(scratch, ignore_errors=True)
         if temporary:
             shutil.rmtree(root, ignore_errors=True)
     return RevisionReport(
         task_id=task.id,
         criteria=tuple(results),
         infra_failure=infra,
+        workspace_notes=tuple(snapshot.notes),
         evidence_dir="" if temporary else str(root),
         duration_s=time.perf_counter() - started,
     )

@@ -67,6 +67,22 @@ class Verdict(str, Enum):
     FAIL = "FAIL"
 
 
+_JSON_PATH = re.compile(r"(?:[A-Za-z_][\w-]*|\[\d+\])(?:\.[A-Za-z_][\w-]*|\[\d+\])*")
+
+
+def _check_json_path(value: str | None) -> str | None:
+    if value not in (None, "") and not _JSON_PATH.fullmatch(value):
+        raise ValueError('a json_path is dotted keys and [index] parts, e.g. items[0].id ("" for the whole value)')
+    return value
+
+
+def _check_workspace_pattern(value: str) -> str:
+    parts = value.replace("\\", "/").split("/")
+    if value.startswith("/") or ".." in parts or value.strip() in ("", "."):
+        raise ValueError(f"must be a path or glob relative to the workspace, without '..'; got {value!r}")
+    return value
+
+
 def _check_regex(value: str | None) -> str | None:
     if value is not None:
         try:
@@ -145,6 +161,8 @@ class SourceExpect(_Frozen):
     unchanged: bool = False
 
     _regex = field_validator("regex")(_check_regex)
+    _path = field_validator("json_path")(_check_json_path)
+    _file = field_validator("file")(_check_workspace_pattern)
 
     @model_validator(mode="after")
     def _consistent(self) -> SourceExpect:
@@ -188,6 +206,8 @@ class HttpRequest(_Frozen):
     json_path: str | None = None
     equals: JsonValue = None
 
+    _path = field_validator("json_path")(_check_json_path)
+
     @model_validator(mode="after")
     def _consistent(self) -> HttpRequest:
         if self.json_body is not None and self.body is not None:
@@ -200,10 +220,14 @@ class HttpRequest(_Frozen):
 
 
 class HttpCheck(_Frozen):
-    """Start the app on a loopback port and send requests in order (each request is one assertion)."""
+    """Start the app on a loopback port and send requests in order (each request is one assertion).
+
+    ``timeout_s`` bounds each whole exchange (a response that trickles in is cut off).
+    """
 
     type: Literal["http"] = "http"
     requests: tuple[HttpRequest, ...] = Field(min_length=1)
+    timeout_s: float = Field(default=30.0, gt=0)
     partial: bool = True
 
 
@@ -250,7 +274,8 @@ class BrowserExpect(_Frozen):
     Attributes:
         selector: A CSS selector; ``count`` tests how many elements match; the other tests use the first match.
         count: The expected number of matching elements.
-        text: A test of the element's text content (whitespace collapsed).
+        text: A test of the element's ``textContent`` (whitespace collapsed; text inside hidden descendants counts,
+            so add ``visible: true`` where hidden text must not pass).
         attribute: An attribute name; ``value`` tests it (``None`` value: the attribute must be absent).
         style: A computed-style property (``display``, ``color`` ...); ``value`` tests it.
         value: The test of ``attribute`` or ``style``.
@@ -276,6 +301,8 @@ class BrowserExpect(_Frozen):
         tests = (self.count, self.text, self.attribute, self.style, self.visible)
         if all(t is None for t in tests):
             raise ValueError("an expectation needs count, text, attribute, style or visible")
+        if self.count is not None and any(t is not None for t in tests[1:]):
+            raise ValueError("count stands alone (test the first match's text, attribute or style in another item)")
         return self
 
 
@@ -308,6 +335,11 @@ class JudgeCheck(_Frozen):
     command: str | None = None
     guidance: str = ""
     max_chars: int = Field(default=12_000, ge=1000)
+
+    @field_validator("files")
+    @classmethod
+    def _relative(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_check_workspace_pattern(v) for v in value)
 
     @model_validator(mode="after")
     def _evidence(self) -> JudgeCheck:
@@ -356,6 +388,8 @@ class Attachment(_Frozen):
     source: str = Field(min_length=1)
     dest: str = Field(min_length=1)
     description: str = ""
+
+    _dest = field_validator("dest")(_check_workspace_pattern)
 
 
 class AppSpec(_Frozen):

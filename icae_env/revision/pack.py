@@ -49,11 +49,13 @@ def load_revision_pack(pack: Path, *, origin: str | None = None) -> RevisionTask
     spec = validate_model(_PackFile, file, raw)
     if spec.id != pack.name:
         raise TaskValidationError(str(file), "id", f"must equal the directory name {pack.name!r}, got {spec.id!r}")
+    root = pack.resolve()
     for i, attachment in enumerate(spec.attachments):
-        if not (pack / attachment.source).is_file():
+        source = (pack / attachment.source).resolve()
+        if not source.is_relative_to(root):
+            raise TaskValidationError(str(file), f"attachments[{i}].source", "must be a file inside the pack")
+        if not source.is_file():
             raise TaskValidationError(str(file), f"attachments[{i}].source", f"no file {attachment.source!r}")
-        if Path(attachment.dest).is_absolute() or ".." in Path(attachment.dest).parts:
-            raise TaskValidationError(str(file), f"attachments[{i}].dest", "must be a relative path inside")
     fields = spec.model_dump(exclude={"start_dir", "golden_dir", "origin"})
     return RevisionTask.model_validate(
         {

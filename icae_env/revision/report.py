@@ -63,6 +63,7 @@ class RevisionReport(_Frozen):
         task_id: The task.
         criteria: One result per criterion, in task order.
         infra_failure: Why the task's starting app does not start (None when it does, or was not checked).
+        workspace_notes: What the grading snapshot left out of the workspace (special files, outward symlinks ...).
         evidence_dir: Where the evidence files are.
         duration_s: Seconds spent grading.
     """
@@ -70,6 +71,7 @@ class RevisionReport(_Frozen):
     task_id: str
     criteria: tuple[CriterionResult, ...]
     infra_failure: str | None = None
+    workspace_notes: tuple[str, ...] = ()
     evidence_dir: str = ""
     duration_s: float = 0.0
 

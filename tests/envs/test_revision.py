@@ -192,3 +192,16 @@ def test_oracle_on_every_builtin_revision_task(task: str) -> None:
     finally:
         env.close()
     assert result.error is None and result.strict == 1.0 and result.full_pass, result
+
+
+def test_evidence_directories_never_collide(pack: Path, tmp_path: Path) -> None:
+    roots = []
+    for _ in range(2):  # two envs (a rerun, or a second worker) writing into the same evidence directory
+        env = _make(str(pack), evidence_dir=tmp_path)
+        try:
+            env.reset(seed=0)
+            env.step({"tool": "bash", "command": "rm -f tool.py"})
+            roots.append(env.step({"tool": "submit"})[4]["score"]["evidence_dir"])
+        finally:
+            env.close()
+    assert [Path(r).name for r in roots] == ["mini-shop-0001", "mini-shop-0001-2"]

@@ -158,5 +158,6 @@ def test_a_page_stuck_in_a_script_loop_is_cut_off(revision_task, tmp_path: Path)
     )
     report = grade(short, work, evidence_dir=tmp_path / "ev")
     assert report.verdicts() == {"AC01": "FAIL", "AC03": "PASS"}  # the next check gets a working browser
-    assert "stopped responding" in report.criteria[0].reason
-    assert "[failed] click" in (tmp_path / "ev" / "AC01" / "actions.log").read_text()
+    assert "could not be performed: click" in report.criteria[0].reason
+    log = (tmp_path / "ev" / "AC01" / "actions.log").read_text()
+    assert "[failed] click" in log and "[failed] the page stopped responding" in log

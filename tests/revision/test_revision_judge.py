@@ -76,11 +76,20 @@ def test_without_a_judge_criteria_are_ungraded_and_left_out(judged_task) -> None
     assert report.strict == 1.0 and report.full_pass  # only C1 counts
 
 
-def test_broken_judge_replies_leave_the_criterion_ungraded(judged_task) -> None:
-    with OpenAIStub(["no json here", {"status": 503, "error": "down"}]) as server:
+def test_unusable_replies_fail_and_a_failing_endpoint_leaves_the_criterion_ungraded(judged_task) -> None:
+    script = [
+        "no json here",  # J1: the evidence may have derailed the judge -> FAIL
+        {"status": 503, "error": "down"},  # J2: the endpoint failed -> ungraded (infrastructure)
+        'Sure! {"verdict": " pass ", "reason": "a {nested} note"} and more {text}',  # J1 again, lenient parsing
+        json.dumps({"refuted": "true", "verdict": "PARTIAL", "reason": "r"}),
+    ]
+    with OpenAIStub(script) as server:
         report = grade(judged_task, judged_task.golden_dir, judge=Judge(server.base_url, "m"), criteria=("J1", "J2"))
-    assert [c.graded for c in report.criteria] == [False, False]
+        again = grade(judged_task, judged_task.golden_dir, judge=Judge(server.base_url, "m"), criteria=("J1",))
+    assert [(c.verdict.value, c.graded) for c in report.criteria] == [("FAIL", True), ("FAIL", False)]
     assert "no JSON object" in report.criteria[0].reason and "503" in report.criteria[1].reason
+    assert again.verdicts() == {"J1": "PARTIAL"}  # " pass " parsed; refuted "true" downgrades to PARTIAL
+    # (a fresh judge: the first one cached "no json here" for J1, so it would FAIL again, deterministically)
 
 
 def test_judge_rejects_bad_arguments_and_caches(tmp_path: Path) -> None:

@@ -51,7 +51,11 @@ def _edit(pack: Path, **changes: object) -> None:
             "regular expression",
         ),
         ({"attachments": [{"source": "attachments/missing.png", "dest": "a.png"}]}, "attachments[0].source", "no file"),
-        ({"attachments": [{"source": "attachments/note.md", "dest": "../x.md"}]}, "attachments[0].dest", "inside"),
+        (
+            {"attachments": [{"source": "attachments/note.md", "dest": "../x.md"}]},
+            "attachments[0].dest",
+            "relative to the workspace",
+        ),
     ],
 )
 def test_malformed_packs_name_file_and_field(revision_pack: Path, changes: dict, field: str, message: str) -> None:

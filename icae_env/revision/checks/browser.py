@@ -31,6 +31,16 @@ __all__ = [
 
 _CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 _ACTION_TIMEOUT_MS = 2000
+# Computed styles are read through the browser's own functions, captured before any page script runs and bound to a
+# property the page can neither overwrite nor redefine, so a page cannot fake a style by patching getComputedStyle.
+_STYLE_PROBE = "__icaeComputedStyle"
+_STYLE_PROBE_SCRIPT = f"""(() => {{
+  const apply = Reflect.apply, style = window.getComputedStyle, value = CSSStyleDeclaration.prototype.getPropertyValue;
+  Object.defineProperty(window, "{_STYLE_PROBE}", {{
+    value: (element, property) => apply(value, apply(style, window, [element]), [property]),
+    writable: false, configurable: false, enumerable: false,
+  }});
+}})();"""
 _LOAD_TIMEOUT_MS = 15000
 
 
@@ -127,6 +137,16 @@ def kill_renderers() -> int:
     return killed
 
 
+def _only_the_app(base: str, log: list[str], route: Any) -> None:
+    """Let requests to the app through; block every other destination (the page runs agent code on the host)."""
+    url = route.request.url
+    if url == base or url.startswith(base + "/") or url.startswith(("data:", "blob:", "about:")):
+        route.continue_()
+    else:
+        log.append(f"[blocked] {route.request.method} {url[:200]}")
+        route.abort()
+
+
 def _fire(fired: threading.Event) -> None:
     fired.set()
     kill_renderers()
@@ -182,7 +202,7 @@ def _expectation(page: Any, expect: BrowserExpect) -> tuple[bool, str]:
             ok, detail = match_text(value if value is not None else "", expect.value)
             problems += [] if ok and value is not None else [f"attribute {expect.attribute}: {detail}"]
     if expect.style is not None and expect.value is not None:
-        value = first.evaluate("(e, p) => getComputedStyle(e).getPropertyValue(p)", expect.style)
+        value = first.evaluate(f"(e, p) => window.{_STYLE_PROBE}(e, p)", expect.style)
         ok, detail = match_text(str(value), expect.value)
         problems += [] if ok else [f"style {expect.style}: {detail}"]
     return (not problems, f"{label}: " + ("; ".join(problems) if problems else "as expected"))
@@ -191,14 +211,19 @@ def _expectation(page: Any, expect: BrowserExpect) -> tuple[bool, str]:
 def _run_page(page: Any, base: str, check: BrowserCheck, outcome: CheckOutcome, log: list[str]) -> None:
     page.on("pageerror", lambda error: log.append(f"[page error] {error}"))
     page.on("console", lambda msg: log.append(f"[console.{msg.type}] {msg.text}") if msg.type == "error" else None)
-    log.append(f"[ok] goto {check.path}")
     page.goto(base + check.path, wait_until="load")
+    log.append(f"[ok] goto {check.path}")
+    page.on(  # navigations the page makes by itself from here on
+        "framenavigated", lambda frame: log.append(f"[navigated] {frame.url}") if frame is page.main_frame else None
+    )
     for action in check.actions:
         try:
             _act(page, base, action)
             log.append(f"[ok] {_describe(action)}")
         except Exception as exc:  # noqa: BLE001 - Playwright's errors are the agent's page failing, logged
-            log.append(f"[failed] {_describe(action)}: {str(exc).splitlines()[0]}")
+            failure = f"{_describe(action)}: {str(exc).splitlines()[0]}"
+            log.append(f"[failed] {failure}")
+            outcome.error = f"the recorded action could not be performed: {failure}"  # no credit for the rest
             break
     for expect in check.expect:
         try:
@@ -237,6 +262,8 @@ def run_browser_check(check: BrowserCheck, ctx: CheckContext) -> CheckOutcome:
                 context = browser.new_context(viewport={"width": check.viewport[0], "height": check.viewport[1]})
                 context.set_default_timeout(_ACTION_TIMEOUT_MS)
                 context.set_default_navigation_timeout(_LOAD_TIMEOUT_MS)
+                context.add_init_script(_STYLE_PROBE_SCRIPT)
+                context.route("**/*", functools.partial(_only_the_app, base, log))
                 fired = threading.Event()
                 watchdog = threading.Timer(check.timeout_s, functools.partial(_fire, fired))
                 watchdog.start()
@@ -244,11 +271,10 @@ def run_browser_check(check: BrowserCheck, ctx: CheckContext) -> CheckOutcome:
                     _page_with_evidence(context, base, check, outcome, log, ctx)
                 finally:
                     watchdog.cancel()
-                    if fired.is_set() and not outcome.error:
-                        outcome.error = (
-                            f"the page stopped responding; its renderer was killed after {check.timeout_s:g} s"
-                        )
-                        log.append(f"[failed] {outcome.error}")
+                    if fired.is_set():
+                        hung = f"the page stopped responding; its renderer was killed after {check.timeout_s:g} s"
+                        log.append(f"[failed] {hung}")
+                        outcome.error = outcome.error or hung
                     context.close()
         except AppStartError as exc:
             outcome.error = str(exc)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -107,10 +106,16 @@ def json_at(value: Any, path: str) -> Any:
 
 
 def json_equals(actual: Any, expected: Any) -> bool:
-    """Compare JSON values exactly (``1`` and ``True`` differ; ``1`` and ``1.0`` are equal)."""
-    return json.dumps(actual, sort_keys=True) == json.dumps(expected, sort_keys=True) or (
-        type(actual) in (int, float) and type(expected) in (int, float) and actual == expected
-    )
+    """Compare JSON values exactly, at any depth: ``1`` and ``1.0`` are equal, ``1`` and ``True`` are not."""
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return type(actual) is type(expected) and actual == expected
+    if isinstance(actual, (int, float)) and isinstance(expected, (int, float)):
+        return actual == expected
+    if isinstance(actual, list) and isinstance(expected, list):
+        return len(actual) == len(expected) and all(json_equals(a, e) for a, e in zip(actual, expected, strict=True))
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        return actual.keys() == expected.keys() and all(json_equals(actual[k], expected[k]) for k in actual)
+    return type(actual) is type(expected) and actual == expected
 
 
 @contextmanager

@@ -7,6 +7,7 @@ import json
 from icae_env.llm_http import LLMHttpError
 from icae_env.revision.checks.common import CheckContext, CheckOutcome, fresh_copy
 from icae_env.revision.checks.source import matching_files
+from icae_env.revision.judge import JudgeReplyError
 from icae_env.revision.models import JudgeCheck
 
 __all__ = ["run_judge_check", "judge_evidence"]
@@ -20,7 +21,8 @@ def judge_evidence(check: JudgeCheck, ctx: CheckContext) -> str:
         if not names:
             parts.append(f"=== {pattern}: no such file ===\n")
         for name in names:
-            text = (ctx.workspace / name).read_bytes()[: check.max_chars].decode("utf-8", errors="replace")
+            with (ctx.workspace / name).open("rb") as handle:
+                text = handle.read(check.max_chars).decode("utf-8", errors="replace")
             parts.append(f"=== file {name} ===\n{text}\n")
     if check.command:
         with fresh_copy(ctx) as box:
@@ -41,7 +43,10 @@ def run_judge_check(check: JudgeCheck, ctx: CheckContext, criterion: str) -> Che
         return outcome
     try:
         result = ctx.judge.grade(criterion, evidence, check.guidance)
-    except LLMHttpError as exc:
+    except JudgeReplyError as exc:  # the evidence (agent text) may have derailed the judge: no credit
+        outcome.error = f"unusable judge reply: {exc}"
+        return outcome
+    except LLMHttpError as exc:  # the endpoint failed: infrastructure, not the agent
         outcome.graded, outcome.error = False, f"judge failed: {exc}"
         return outcome
     (ctx.evidence / "judge.json").write_text(json.dumps(result.exchanges, indent=1, ensure_ascii=False))

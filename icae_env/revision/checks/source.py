@@ -7,6 +7,7 @@ agent wrote inside the workspace.
 from __future__ import annotations
 
 import difflib
+import filecmp
 import json
 import re
 from pathlib import Path
@@ -43,11 +44,36 @@ def _through_symlink(root: Path, relative: Path) -> bool:
     return False
 
 
-def _read(root: Path, name: str) -> bytes | None:
+class _TooBig:
+    """Stands for a file over the size limit (never equal to anything, not even another _TooBig)."""
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _read(root: Path, name: str) -> bytes | _TooBig | None:
+    """Return the bytes of ``root/name``; None when it is missing or reached through a symlink; _TooBig if huge."""
     path = root / name
-    if path.is_symlink() or not path.is_file() or path.stat().st_size > _MAX_FILE_BYTES:
+    if _through_symlink(root, Path(name)) or not path.is_file():
         return None
-    return path.read_bytes()
+    with path.open("rb") as handle:
+        data = handle.read(_MAX_FILE_BYTES + 1)
+    return _TooBig() if len(data) > _MAX_FILE_BYTES else data
+
+
+def _same(start: Path, final: Path, name: str) -> bool:
+    """Whether ``name`` is a regular file in both trees (no symlink on the way) with the same bytes."""
+    a, b = start / name, final / name
+    if _through_symlink(final, Path(name)) or not a.is_file() or not b.is_file():
+        return False
+    return filecmp.cmp(a, b, shallow=False)
+
+
+def _text(root: Path, name: str) -> str:
+    data = _read(root, name)
+    return data.decode("utf-8", "replace") if isinstance(data, bytes) else ""
 
 
 def _regex(ctx: CheckContext, expect: SourceExpect, files: list[str]) -> tuple[bool, str]:
@@ -58,7 +84,7 @@ def _regex(ctx: CheckContext, expect: SourceExpect, files: list[str]) -> tuple[b
     if not files:
         return (expect.absent, f"{expect.file}: no such file")
     pattern = re.compile(expect.regex, re.MULTILINE)
-    hits = [f for f in files if pattern.search((_read(ctx.workspace, f) or b"").decode("utf-8", "replace"))]
+    hits = [f for f in files if pattern.search(_text(ctx.workspace, f))]
     if expect.absent:
         return (not hits, f"/{expect.regex}/ found in {short(hits)}" if hits else f"/{expect.regex}/ absent")
     misses = sorted(set(files) - set(hits))
@@ -69,8 +95,8 @@ def _json(ctx: CheckContext, expect: SourceExpect, files: list[str]) -> tuple[bo
     if not files:
         return (False, f"{expect.file}: no such file")
     try:
-        value = json_at(json.loads(_read(ctx.workspace, files[0]) or b""), expect.json_path or "")
-    except (ValueError, LookupError) as exc:
+        value = json_at(json.loads(_text(ctx.workspace, files[0])), expect.json_path or "")
+    except (ValueError, LookupError, RecursionError) as exc:
         return (False, f"{files[0]}: {exc}")
     ok = json_equals(value, expect.equals)
     return (ok, f"{files[0]} {expect.json_path}: {short(value)}" + ("" if ok else f" != {short(expect.equals)}"))
@@ -80,7 +106,7 @@ def _unchanged(ctx: CheckContext, expect: SourceExpect, files: list[str]) -> tup
     originals = matching_files(ctx.task.start_dir, expect.file)
     if not originals:
         return (False, f"{expect.file}: not in the starting workspace")
-    changed = [f for f in originals if _read(ctx.workspace, f) != _read(ctx.task.start_dir, f)]
+    changed = [f for f in originals if not _same(ctx.task.start_dir, ctx.workspace, f)]
     return (not changed, f"changed or missing: {short(changed)}" if changed else f"{len(originals)} file(s) unchanged")
 
 
@@ -90,6 +116,9 @@ def workspace_diff(start: Path, final: Path, names: list[str]) -> str:
     for name in names:
         before, after = _read(start, name), _read(final, name)
         if before == after:
+            continue
+        if isinstance(before, _TooBig) or isinstance(after, _TooBig):
+            chunks.append(f"Files a/{name} and b/{name} differ (over {_MAX_FILE_BYTES} bytes)\n")
             continue
         try:
             a = (before or b"").decode("utf-8").splitlines(keepends=True)
