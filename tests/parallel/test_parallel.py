@@ -33,10 +33,16 @@ TASKS = ["builtin/token-bucket", "builtin/unidiff", "builtin/dep-resolver"]
 RAY_BIN = Path(sys.executable).with_name("ray")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def _free_ports(n: int) -> list[int]:
+    """Return ``n`` distinct free ports (every probe stays bound until all are chosen, so none repeats)."""
+    probes = [socket.socket() for _ in range(n)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
 
 
 def _stop_group(proc: subprocess.Popen) -> None:
@@ -65,16 +71,10 @@ def ray_cluster_env():
     if not HAS_RAY:
         pytest.skip("ray is not installed")
     temp = Path(tempfile.mkdtemp(prefix="icae-ray-"))  # short: Ray's socket paths must fit in 107 bytes
-    port = _free_port()
-    ports = {
-        "--port": port,
-        "--ray-client-server-port": _free_port(),
-        "--dashboard-port": _free_port(),
-        "--dashboard-agent-listen-port": _free_port(),
-        "--dashboard-agent-grpc-port": _free_port(),
-        "--metrics-export-port": _free_port(),
-        "--runtime-env-agent-port": _free_port(),
-    }
+    flags = ("--port", "--ray-client-server-port", "--dashboard-port", "--dashboard-agent-listen-port")
+    flags += ("--dashboard-agent-grpc-port", "--metrics-export-port", "--runtime-env-agent-port")
+    ports = dict(zip(flags, _free_ports(len(flags)), strict=True))
+    port = ports["--port"]
     command = [str(RAY_BIN), "start", "--head", "--block", "--num-cpus=2", "--include-dashboard=false"]
     command += [f"--temp-dir={temp}", "--object-store-memory=200000000", "--disable-usage-stats"]
     command += [f"{flag}={value}" for flag, value in ports.items()]
