@@ -3,9 +3,13 @@
 The actions of an episode are the PRD's candidate questions (``baselines.heuristic_clarifier``: generic requirement
 questions, templates filled with the PRD's salient terms, and questions about each PRD sentence). The policy is a
 softmax over them, linear in features that transfer across tasks (see :class:`Policy`), sampled without replacement
-for ``budget`` questions. REINFORCE with reward-to-go and a per-(task, level, position) baseline trains it on the
-training tasks. Held-out task-specific coverage is the greedy policy's, with ties broken at random, so that the
-untrained start (all scores equal) is the uniform random policy.
+for ``budget`` questions. Part of the features is read from the User Agent's replies so far (:class:`History`): how
+close a candidate is to the points already answered, to questions that got answers or the fallback, and to the PRD
+sentences that no reply has covered yet.
+
+REINFORCE with reward-to-go and a per-(task, level, position) baseline trains it on the training tasks. Held-out
+task-specific coverage is the greedy policy's, with ties broken at random, so that the untrained start (all scores
+equal) is the uniform random policy over the same candidates.
 
 Run: python examples/train_clarifier.py [--episodes 3000] [--out runs/train_clarifier]
 Needs matplotlib for the learning-curve PNG (pip install matplotlib).
@@ -14,18 +18,57 @@ Needs matplotlib for the learning-curve PNG (pip install matplotlib).
 from __future__ import annotations
 
 import argparse
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from baselines.heuristic_clarifier import GENERIC_QUESTIONS, TERM_TEMPLATES, candidate_questions
+from baselines.heuristic_clarifier import (
+    GENERIC_QUESTIONS,
+    TERM_TEMPLATES,
+    candidate_questions,
+    prd_sentences,
+    prd_terms,
+)
 from icae_env.envs.clarify import ClarifyEnv
 from icae_env.tasks import list_tasks
-from icae_env.user_agent.text import tokens
+from icae_env.user_agent.grounded import NOTICE
+from icae_env.user_agent.text import STOPWORDS, tokens
 
-N_STATIC = 3  # term salience, sentence indicator, sentence position
-N_DYNAMIC = 3  # overlap with replies so far, with questions asked so far, with the PRD
+#: Features known before asking (they follow the generic-question and term-template indicators).
+STATIC = (
+    "term salience",
+    "sentence",
+    "sentence position",
+    "first sentence",
+    "sentence length",
+    "sentence specifics",
+    "sentence chattiness",
+    "PRD terms in sentence",
+    "PRD similarity",
+    "generic x PRD detail",
+    "term x PRD detail",
+    "sentence x PRD detail",
+)
+#: Features read from the replies so far, recomputed before every question.
+DYNAMIC = (
+    "closest reply point",
+    "reply point similarity sum",
+    "reply points over 0.1",
+    "reply points over 0.2",
+    "closest answered question",
+    "closest unanswered question",
+    "term already asked",
+    "closest uncovered PRD sentence",
+)
+_SPECIFIC = re.compile(r"\d|[=_<>/@`]")
+_WORDS = re.compile(r"[a-z']+")
+_DETAILED_SENTENCES = 30  # a PRD with this many sentences counts as fully detailed
 
 
 @dataclass
@@ -58,12 +101,140 @@ class Args:
     """output directory of learning_curve.png"""
 
 
+class Text:
+    """Log-TF x IDF vectors over one PRD's words (IDF over its candidates and sentences).
+
+    Args:
+        documents: The texts whose words make the vocabulary and the IDF.
+    """
+
+    def __init__(self, documents: Sequence[str]) -> None:
+        bags = [set(tokens(d)) for d in documents]
+        df = Counter(w for bag in bags for w in bag)
+        self.vocab = {w: i for i, w in enumerate(sorted(df))}
+        self.idf = np.array([math.log(1 + len(bags) / df[w]) for w in self.vocab])
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """Return L2-normalised rows, one per text (words outside the vocabulary are dropped)."""
+        rows = np.zeros((len(texts), len(self.vocab)))
+        for i, text in enumerate(texts):
+            for word, count in Counter(tokens(text)).items():
+                j = self.vocab.get(word)
+                if j is not None:
+                    rows[i, j] = (1 + math.log(count)) * self.idf[j]
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        return rows / np.where(norms > 0, norms, 1.0)
+
+
+@dataclass
+class Candidates:
+    """One PRD's candidate questions and what is known about them before asking (a function of the PRD only).
+
+    Attributes:
+        kinds: ``generic:<i>``, ``term:<template>:<rank>`` or ``sentence:<i>:<n>`` per candidate.
+        questions: The candidate questions.
+        text: The PRD's word vectors.
+        vectors: One word vector per candidate.
+        sentences: One word vector per PRD sentence.
+        term: The term rank of each term candidate (-1 for the others).
+        static: The :data:`STATIC` features, one column each.
+    """
+
+    kinds: list[str]
+    questions: list[str]
+    text: Text
+    vectors: np.ndarray
+    sentences: np.ndarray
+    term: np.ndarray
+    static: np.ndarray
+
+    @classmethod
+    def from_prd(cls, prd: str, terms: int) -> Candidates:
+        """Build the candidates of ``prd`` with ``terms`` PRD terms."""
+        kinds, questions = (list(x) for x in zip(*candidate_questions(prd, terms), strict=True))
+        sentences = prd_sentences(prd)
+        text = Text(questions + sentences)
+        vectors = text.vectors(questions)
+        term = np.array([int(k.split(":")[2]) if k.startswith("term:") else -1 for k in kinds])
+        static = _static_features(kinds, sentences, prd_terms(prd, terms), terms)
+        static[:, STATIC.index("PRD similarity")] = vectors @ text.vectors([prd])[0]
+        return cls(kinds, questions, text, vectors, text.vectors(sentences), term, static)
+
+
+def _static_features(kinds: list[str], sentences: list[str], terms: list[str], n_terms: int) -> np.ndarray:
+    """The :data:`STATIC` features but PRD similarity (filled in by the caller)."""
+    rows = np.zeros((len(kinds), len(STATIC)))
+    detail = min(len(sentences) / _DETAILED_SENTENCES, 1.0)
+    column = {name: i for i, name in enumerate(STATIC)}
+    for i, kind in enumerate(kinds):
+        parts = kind.split(":")
+        rows[i, column[f"{parts[0]} x PRD detail"]] = detail
+        if parts[0] == "term":
+            rows[i, column["term salience"]] = 1.0 - int(parts[2]) / max(n_terms, 1)
+        elif parts[0] == "sentence":
+            index, sentence = int(parts[1]), sentences[int(parts[1])]
+            words = _WORDS.findall(sentence.lower())
+            rows[i, column["sentence"]] = 1.0
+            rows[i, column["sentence position"]] = index / max(int(parts[2]), 1)
+            rows[i, column["first sentence"]] = float(index == 0)
+            rows[i, column["sentence length"]] = min(len(words), 60) / 60
+            rows[i, column["sentence specifics"]] = float(bool(_SPECIFIC.search(sentence)))
+            rows[i, column["sentence chattiness"]] = sum(w in STOPWORDS for w in words) / max(len(words), 1)
+            rows[i, column["PRD terms in sentence"]] = min(sum(t in sentence.lower() for t in terms), 5) / 5
+    return rows
+
+
+@lru_cache(maxsize=256)
+def candidates_for(prd: str, terms: int) -> Candidates:
+    """The candidates of ``prd``, built once per PRD (they depend on nothing else)."""
+    return Candidates.from_prd(prd, terms)
+
+
+@dataclass
+class History:
+    """What one episode's replies told so far: the reply points as word vectors, the questions answered or not."""
+
+    points: list[np.ndarray] = field(default_factory=list)
+    answered: list[int] = field(default_factory=list)
+    unanswered: list[int] = field(default_factory=list)
+
+    def record(self, candidates: Candidates, action: int, reply: str, fallback: bool) -> None:
+        """Remember candidate ``action`` and its ``reply`` (each point of a reply is a paragraph)."""
+        if fallback:
+            self.unanswered.append(action)
+            return
+        self.answered.append(action)
+        points = [p for p in reply.split("\n\n") if p.strip() and p.strip() != NOTICE]
+        self.points.extend(candidates.text.vectors(points))
+
+    def features(self, candidates: Candidates) -> np.ndarray:
+        """Return the :data:`DYNAMIC` features, shape ``(candidates, len(DYNAMIC))``."""
+        out = np.zeros((len(candidates.kinds), len(DYNAMIC)))
+        uncovered = np.ones(len(candidates.sentences))
+        if self.points:
+            points = np.array(self.points)
+            similarity = candidates.vectors @ points.T
+            out[:, 0], out[:, 1] = similarity.max(1), similarity.sum(1)
+            out[:, 2], out[:, 3] = (similarity > 0.1).sum(1), (similarity > 0.2).sum(1)
+            if len(candidates.sentences):
+                uncovered = 1.0 - (candidates.sentences @ points.T).max(1)
+        for column, asked in ((4, self.answered), (5, self.unanswered)):
+            if asked:
+                out[:, column] = (candidates.vectors @ candidates.vectors[asked].T).max(1)
+        asked_terms = candidates.term[self.answered + self.unanswered]
+        out[:, 6] = (candidates.term >= 0) & np.isin(candidates.term, asked_terms)
+        if len(candidates.sentences):
+            out[:, 7] = (candidates.vectors @ (candidates.sentences * uncovered[:, None]).T).max(1)
+        return out
+
+
 class Policy:
     """A linear softmax over candidate-question features, sampled without replacement.
 
-    Features (all transfer across tasks): which generic question; which term template and the term's salience;
-    whether it asks about a PRD sentence, and where that sentence sits; and, recomputed after every reply, the share
-    of its words already seen in replies, in earlier questions, and in the PRD.
+    Features (all transfer across tasks): which generic question or term template it is; the :data:`STATIC`
+    features of its term or PRD sentence (salience; position, length, specifics and chattiness of the sentence),
+    its similarity to the PRD and, per kind, how detailed the PRD is; and the :data:`DYNAMIC` features read from
+    the replies so far.
 
     Args:
         terms: PRD terms per task used to build candidates.
@@ -71,22 +242,19 @@ class Policy:
 
     def __init__(self, terms: int) -> None:
         self.terms, self.n_generic, self.n_templates = terms, len(GENERIC_QUESTIONS), len(TERM_TEMPLATES)
-        self.theta = np.zeros(self.n_generic + self.n_templates + N_STATIC + N_DYNAMIC)
+        self.n_static = self.n_generic + self.n_templates + len(STATIC)
+        self.theta = np.zeros(self.n_static + len(DYNAMIC))
 
-    def features(self, kinds: list[str]) -> np.ndarray:
-        """Static features, one row per candidate kind (the dynamic columns are left at 0)."""
-        rows = np.zeros((len(kinds), self.theta.size))
-        static = self.n_generic + self.n_templates
-        for i, kind in enumerate(kinds):
+    def static_features(self, candidates: Candidates) -> np.ndarray:
+        """Features known before asking, one row per candidate (the dynamic columns are left at 0)."""
+        rows = np.zeros((len(candidates.kinds), self.theta.size))
+        for i, kind in enumerate(candidates.kinds):
             parts = kind.split(":")
             if parts[0] == "generic":
                 rows[i, int(parts[1])] = 1.0
             elif parts[0] == "term":
                 rows[i, self.n_generic + int(parts[1])] = 1.0
-                rows[i, static] = 1.0 - int(parts[2]) / max(self.terms, 1)
-            else:
-                rows[i, static + 1] = 1.0
-                rows[i, static + 2] = int(parts[1]) / max(int(parts[2]), 1)
+        rows[:, self.n_generic + self.n_templates : self.n_static] = candidates.static
         return rows
 
     def probabilities(self, phi: np.ndarray, left: np.ndarray) -> np.ndarray:
@@ -112,29 +280,22 @@ class Episode:
     coverage: float = 0.0
 
 
-def _overlap(words: list[set[str]], seen: set[str]) -> np.ndarray:
-    return np.array([len(w & seen) / len(w) if w else 0.0 for w in words])
-
-
 def run_episode(
     env: ClarifyEnv, policy: Policy, rng: np.random.Generator, job: tuple[str, str], seed: int, greedy: bool = False
 ) -> Episode:
     """Ask candidate questions on ``job`` (task, level) until the budget ends: sampled, or greedy to evaluate."""
     observation, info = env.reset(seed=seed, options={"task": job[0], "level": job[1]})
-    kinds, questions = zip(*candidate_questions(observation["output"], policy.terms), strict=True)
-    words = [set(tokens(q)) for q in questions]
-    static = policy.features(list(kinds))
-    static[:, -1] = _overlap(words, set(tokens(observation["output"])))
-    ep, left, replies, asked, done = Episode(), np.ones(len(kinds), dtype=bool), set(), set(), False
+    candidates = candidates_for(observation["output"], policy.terms)
+    static = policy.static_features(candidates)
+    ep, history, left, done = Episode(), History(), np.ones(len(candidates.kinds), dtype=bool), False
     while not done and left.any():
         phi = static.copy()
-        phi[:, -3], phi[:, -2] = _overlap(words, replies), _overlap(words, asked)
+        phi[:, policy.n_static :] = history.features(candidates)
         p = policy.probabilities(phi, left)
         action = policy.best(phi, left, rng) if greedy else int(rng.choice(len(p), p=p))
-        observation, reward, terminated, truncated, info = env.step(questions[action])
+        observation, reward, terminated, truncated, info = env.step(candidates.questions[action])
         left[action], done = False, terminated or truncated
-        replies = replies if info["fallback"] else replies | set(tokens(observation["output"]))
-        asked = asked | words[action]
+        history.record(candidates, action, observation["output"], info["fallback"])
         ep.phi.append(phi)
         ep.chosen.append(action)
         ep.probs.append(p)

@@ -162,7 +162,7 @@ class _Terms:
 
     def mass(self, terms: Iterable[str], unknown: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
         """Return each distinct term's IDF over their IDF mass (an unknown term weighs ``unknown`` in the mass)."""
-        ids = self.ids(set(terms))
+        ids = self.ids(sorted(set(terms)))  # sorted: the sum below must not depend on hash seeds
         idf = self.values[ids]
         weighed = np.where(ids == self.unknown, unknown, idf) if unknown else idf
         return ids, idf / (sum(weighed.tolist()) or 1.0)
@@ -243,7 +243,7 @@ def _idf(bags: Sequence[set[str]]) -> dict[str, float]:
     for bag in bags:
         df.update(bag)
     n = max(len(bags), 1)
-    return {t: math.log(1 + n / c) for t, c in df.items()}
+    return {t: math.log(1 + n / c) for t, c in sorted(df.items())}  # sorted: independent of hash seeds
 
 
 def _tfidf(terms: Sequence[str], idf: Mapping[str, float]) -> dict[str, float]:
