@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -19,6 +20,8 @@ from icae_env.envs.tools import SOURCES, ToolOutcome, observation_space, run_too
 from icae_env.errors import ResetNeeded
 from icae_env.sandbox import make_sandbox
 from icae_env.sandbox.base import Sandbox
+from icae_env.sandbox.session_box import TEMP_PREFIX
+from icae_env.sandbox.snapshot import take_snapshot
 from icae_env.scoring import ScoreLimits, ScoreReport, score
 from icae_env.spaces import ActionSpace
 from icae_env.tasks import Task
@@ -40,14 +43,17 @@ hidden tests in a fresh sandbox and ends the episode.
 
 @contextmanager
 def final_workspace(box: Sandbox) -> Iterator[Path]:
-    """Yield a host path of ``box``'s workspace (a snapshot copy when the backend has no host path)."""
-    host = getattr(box, "host_workspace", None)
-    if host is not None:
-        yield Path(host)
-        return
-    with tempfile.TemporaryDirectory(prefix="icae-snapshot-") as snapshot:
-        box.copy_out(".", Path(snapshot) / "ws")
-        yield Path(snapshot) / "ws"
+    """Yield a sanitised snapshot of ``box``'s workspace as it is now (see :mod:`icae_env.sandbox.snapshot`).
+
+    Scoring the snapshot keeps the result a function of the workspace at submit (background processes cannot
+    change it) and keeps pipes, sockets and outward symlinks the agent made away from the scorer.
+    """
+    with tempfile.TemporaryDirectory(prefix=f"{TEMP_PREFIX}{os.getpid()}-snapshot-") as scratch:
+        source = getattr(box, "host_workspace", None)
+        if source is None:
+            box.copy_out(".", Path(scratch) / "raw")
+            source = Path(scratch) / "raw"
+        yield take_snapshot(Path(source), Path(scratch) / "ws").root
 
 
 class ProjectBuildEnv(gym.Env):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -168,7 +169,8 @@ class RevisionEnv(ProjectBuildEnv):
 
     def _evaluate(self, state: EpisodeState) -> tuple[float, dict[str, Any]]:
         task: RevisionTask = state.task  # type: ignore[assignment]
-        with final_workspace(state.sandbox) as workspace:
+        host = getattr(state.sandbox, "host_workspace", None)  # grade() takes its own snapshot
+        with nullcontext(Path(host)) if host is not None else final_workspace(state.sandbox) as workspace:
             report = grade(
                 task,
                 workspace,

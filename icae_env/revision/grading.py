@@ -1,7 +1,7 @@
 """Grade a final workspace against a revision task's hidden acceptance criteria.
 
 :func:`grade` is a pure function of (task, final workspace): it takes one sanitised snapshot of the workspace
-(:mod:`icae_env.revision.snapshot`), runs every check on a fresh sandbox copy of it or reads it, and stores each
+(:mod:`icae_env.sandbox.snapshot`), runs every check on a fresh sandbox copy of it or reads it, and stores each
 criterion's evidence under ``evidence_dir/<criterion id>/`` (replacing what an earlier run left there).
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from icae_env.errors import SandboxPathError
-from icae_env.revision.app import AppStartError, running_app
+from icae_env.revision.app import APP_DIR, AppStartError, running_app
 from icae_env.revision.checks.browser import BrowserSession, run_browser_check
 from icae_env.revision.checks.command import run_command_check
 from icae_env.revision.checks.common import CheckContext, CheckOutcome
@@ -26,9 +26,9 @@ from icae_env.revision.checks.judge import run_judge_check
 from icae_env.revision.checks.source import run_source_check
 from icae_env.revision.models import EVIDENCE_CATEGORIES, Criterion, RevisionTask, Verdict
 from icae_env.revision.report import CriterionResult, RevisionReport
-from icae_env.revision.snapshot import take_snapshot
 from icae_env.sandbox import make_sandbox
 from icae_env.sandbox.session_box import TEMP_PREFIX
+from icae_env.sandbox.snapshot import take_snapshot
 
 __all__ = ["grade", "baseline_failure", "verdict_of", "temp_evidence_dir"]
 
@@ -153,7 +153,7 @@ def grade(
     scratch = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-snapshot-"))
     browser = BrowserSession()
     try:
-        snapshot = take_snapshot(Path(workspace), scratch / "workspace")
+        snapshot = take_snapshot(Path(workspace), scratch / "workspace", skip=(APP_DIR,))
         infra = baseline_failure(task, sandbox, sandbox_options) if check_baseline else None
         results = []
         for criterion in task.criteria:

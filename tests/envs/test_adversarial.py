@@ -247,6 +247,18 @@ def test_the_env_survives_a_hostile_episode(make_env, mini_task):
     assert info["counters"]["action_errors"] == len(hostile) + 1  # + the time-out
 
 
+def test_special_files_and_late_writes_do_not_break_scoring(env, mini_task):
+    """A FIFO, a socket-like leftover and a background job that rewrites the delivery after submit."""
+    golden = mini_task.golden_dir
+    for path in sorted(p for p in golden.rglob("*") if p.is_file()):
+        env.step({"tool": "write_file", "path": path.relative_to(golden).as_posix(), "content": path.read_text()})
+    bash(env, "chmod +x rcb_tests/test.sh 2>/dev/null; mkfifo stuck.pipe; ln -s /etc/passwd outside")
+    rewrite = "for i in $(seq 200); do echo 'raise SystemExit(1)' > adapter.py; sleep 0.02; done"
+    bash(env, f"(sleep 0.3; {rewrite}) >/dev/null 2>&1 &")
+    _, _, terminated, _, info = env.step({"tool": "submit"})
+    assert terminated and info["score"]["overall"] == 1.0  # scored as it was at submit
+
+
 # -- no peeking ----------------------------------------------------------------------------------------------------
 
 

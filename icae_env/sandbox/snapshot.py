@@ -1,4 +1,4 @@
-"""A private, sanitised copy of the agent's final workspace: what every revision check grades.
+"""A private, sanitised copy of the agent's final workspace: what the scorer and the revision grader read.
 
 Grading a copy taken once at submit makes the verdicts a function of the workspace at that moment (the agent's
 background processes cannot change files under the grader), and sanitising it keeps agent-made oddities away
@@ -14,8 +14,6 @@ import shutil
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from icae_env.revision.app import APP_DIR
 
 __all__ = ["Snapshot", "take_snapshot", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_TOTAL_BYTES", "MAX_ENTRIES"]
 
@@ -91,10 +89,10 @@ def _copy_entry(snapshot: Snapshot, source_root: str, source: str, dest: str, na
     return None
 
 
-def take_snapshot(workspace: Path, dest: Path) -> Snapshot:
+def take_snapshot(workspace: Path, dest: Path, skip: tuple[str, ...] = ()) -> Snapshot:
     """Copy ``workspace`` to the new directory ``dest`` (sanitised, see the module docstring); never follows links.
 
-    A missing workspace gives an empty snapshot. The app directory the grader uses (``.icae-app``) is not copied.
+    A missing workspace gives an empty snapshot. Top-level entries named in ``skip`` are not copied.
     """
     snapshot = Snapshot(Path(dest))
     os.makedirs(dest)
@@ -111,7 +109,7 @@ def take_snapshot(workspace: Path, dest: Path) -> Snapshot:
             continue
         for entry in names:
             name = f"{prefix}{entry}"
-            if name == APP_DIR:
+            if name in skip and not prefix:
                 continue
             if snapshot.entries >= MAX_ENTRIES:
                 snapshot.note(f"stopped after {MAX_ENTRIES} entries")
