@@ -1,17 +1,18 @@
-"""Train a clarification policy on icae/Clarify-v0 with REINFORCE and evaluate it on held-out built-in tasks.
+"""Train a clarification policy on icae/Clarify-v0 (a contextual bandit) and evaluate it on held-out built-in tasks.
 
-The actions of an episode are the PRD's candidate questions (``baselines.heuristic_clarifier``: generic requirement
-questions, templates filled with the PRD's salient terms, and questions about each PRD sentence). The policy is a
-softmax over them, linear in features that transfer across tasks (see :class:`Policy`), sampled without replacement
-for ``budget`` questions. Part of the features is read from the User Agent's replies so far (:class:`History`): how
-close a candidate is to the points already answered, to questions that got answers or the fallback, and to the PRD
-sentences that no reply has covered yet.
+The actions of an episode are the PRD's candidate questions (``baselines.heuristic_clarifier``: generic
+requirement questions, templates filled with the PRD's salient terms, and questions about each PRD sentence). The
+policy values each candidate linearly in features that transfer across tasks (see :class:`Policy`); part of them
+is read from the User Agent's replies so far (:class:`History`): how close a candidate is to the points already
+answered, to questions that got answers or the fallback, and to the PRD sentences no reply has covered yet.
 
-REINFORCE with reward-to-go and a per-(task, level, position) baseline trains it on the training tasks. Held-out
-task-specific coverage is the greedy policy's, with ties broken at random, so that the untrained start (all scores
-equal) is the uniform random policy over the same candidates.
+Training is an epsilon-greedy contextual bandit: each question's reward (the env's: newly recovered
+task-specific records over their number, minus the question cost) is regressed on the question's features by
+ridge regression (:class:`RidgeValue`), refitted every ``refit_every`` episodes, while exploration decays from
+``epsilon`` to ``final_epsilon``. Held-out task-specific coverage is the greedy policy's, ties broken at random,
+so that the untrained start (all values equal) is the uniform random policy over the same candidates.
 
-Run: python examples/train_clarifier.py [--episodes 3000] [--out runs/train_clarifier]
+Run: python examples/train_clarifier.py [--episodes 10000] [--out runs/train_clarifier]
 Needs matplotlib for the learning-curve PNG (pip install matplotlib).
 """
 
@@ -85,13 +86,19 @@ class Args:
     """reward subtracted per question"""
     terms: int = 10
     """PRD terms per task used to build candidates"""
-    episodes: int = 3000
+    episodes: int = 10000
     """training episodes"""
-    lr: float = 0.1
-    """learning rate"""
-    eval_every: int = 250
+    epsilon: float = 1.0
+    """exploration rate of the first training episode (a uniformly random question instead of the best)"""
+    final_epsilon: float = 0.1
+    """exploration rate of the last training episode (linear in between)"""
+    ridge: float = 1.0
+    """L2 penalty of the value regression"""
+    refit_every: int = 500
+    """training episodes between refits of the value weights"""
+    eval_every: int = 500
     """training episodes between held-out evaluations (the points of the learning curve)"""
-    eval_episodes: int = 20
+    eval_episodes: int = 50
     """episodes per held-out task and level in each evaluation (they differ only in random tie-breaks)"""
     seed: int = 0
     """seed of the task draws, the policy's sampling and the env"""
@@ -229,12 +236,14 @@ class History:
 
 
 class Policy:
-    """A linear softmax over candidate-question features, sampled without replacement.
+    """A linear value for each candidate question; acts greedily (ties at random) or epsilon-greedily.
 
-    Features (all transfer across tasks): which generic question or term template it is; the :data:`STATIC`
-    features of its term or PRD sentence (salience; position, length, specifics and chattiness of the sentence),
-    its similarity to the PRD and, per kind, how detailed the PRD is; and the :data:`DYNAMIC` features read from
-    the replies so far.
+    A candidate's features, all of which transfer across tasks: which generic question or term template it is;
+    the :data:`STATIC` features of its term or PRD sentence (salience; position, length, specifics and chattiness
+    of the sentence), its similarity to the PRD and, per kind, how detailed the PRD is; and the :data:`DYNAMIC`
+    features read from the replies so far. Each is given twice: as is, and standardised over the candidates still
+    left (how the candidate compares with the others of this PRD now), so that one set of weights fits PRDs of
+    any length and detail. A constant column carries the mean value.
 
     Args:
         terms: PRD terms per task used to build candidates.
@@ -243,11 +252,12 @@ class Policy:
     def __init__(self, terms: int) -> None:
         self.terms, self.n_generic, self.n_templates = terms, len(GENERIC_QUESTIONS), len(TERM_TEMPLATES)
         self.n_static = self.n_generic + self.n_templates + len(STATIC)
-        self.theta = np.zeros(self.n_static + len(DYNAMIC))
+        self.n_raw = self.n_static + len(DYNAMIC)
+        self.theta = np.zeros(2 * self.n_raw + 1)
 
     def static_features(self, candidates: Candidates) -> np.ndarray:
-        """Features known before asking, one row per candidate (the dynamic columns are left at 0)."""
-        rows = np.zeros((len(candidates.kinds), self.theta.size))
+        """Raw features known before asking, one row per candidate (the dynamic columns are left at 0)."""
+        rows = np.zeros((len(candidates.kinds), self.n_raw))
         for i, kind in enumerate(candidates.kinds):
             parts = kind.split(":")
             if parts[0] == "generic":
@@ -257,69 +267,84 @@ class Policy:
         rows[:, self.n_generic + self.n_templates : self.n_static] = candidates.static
         return rows
 
-    def probabilities(self, phi: np.ndarray, left: np.ndarray) -> np.ndarray:
-        """Softmax over the candidates still ``left`` (zero elsewhere)."""
-        logits = np.where(left, phi @ self.theta, -np.inf)
-        weights = np.exp(logits - logits[left].max())
-        return weights / weights.sum()
+    def features(self, raw: np.ndarray, left: np.ndarray) -> np.ndarray:
+        """The value features of every candidate: ``raw``, its standardisation over ``left``, and 1."""
+        mean, std = raw[left].mean(0), raw[left].std(0)
+        standardised = (raw - mean) / np.where(std > 1e-9, std, 1.0)
+        return np.hstack([raw, standardised, np.ones((len(raw), 1))])
 
-    def best(self, phi: np.ndarray, left: np.ndarray, rng: np.random.Generator) -> int:
-        """The highest-scoring candidate still left, ties broken at random (untrained: the uniform policy)."""
-        logits = phi @ self.theta
-        return int(rng.choice(np.flatnonzero(left & (logits >= logits[left].max() - 1e-9))))
+    def values(self, phi: np.ndarray) -> np.ndarray:
+        """The predicted reward of asking each candidate."""
+        return phi @ self.theta
+
+    def act(self, phi: np.ndarray, left: np.ndarray, rng: np.random.Generator, epsilon: float = 0.0) -> int:
+        """A uniformly random candidate still left with probability ``epsilon``, else the best (ties at random).
+
+        Untrained (all weights 0) every candidate ties: the uniform random policy over the same candidates.
+        """
+        if epsilon > 0 and rng.random() < epsilon:
+            return int(rng.choice(np.flatnonzero(left)))
+        value = self.values(phi)
+        return int(rng.choice(np.flatnonzero(left & (value >= value[left].max() - 1e-9))))
 
 
-@dataclass
-class Episode:
-    """One episode: the feature matrix at each step, chosen indices, their distributions, rewards, coverage."""
+class RidgeValue:
+    """Ridge regression of the reward of each question asked on its features, from running sums.
 
-    phi: list[np.ndarray] = field(default_factory=list)
-    chosen: list[int] = field(default_factory=list)
-    probs: list[np.ndarray] = field(default_factory=list)
-    rewards: list[float] = field(default_factory=list)
-    coverage: float = 0.0
+    Args:
+        size: Number of features.
+        ridge: L2 penalty.
+    """
+
+    def __init__(self, size: int, ridge: float) -> None:
+        self.gram, self.target, self.ridge, self.samples = np.zeros((size, size)), np.zeros(size), ridge, 0
+
+    def add(self, phi: np.ndarray, reward: float) -> None:
+        """Add one (features of the question asked, reward) pair."""
+        self.gram += np.outer(phi, phi)
+        self.target += reward * phi
+        self.samples += 1
+
+    def fit(self) -> np.ndarray:
+        """Return the weights minimising squared error plus ``ridge`` times their squared norm."""
+        return np.linalg.solve(self.gram + self.ridge * np.eye(len(self.target)), self.target)
 
 
 def run_episode(
-    env: ClarifyEnv, policy: Policy, rng: np.random.Generator, job: tuple[str, str], seed: int, greedy: bool = False
-) -> Episode:
-    """Ask candidate questions on ``job`` (task, level) until the budget ends: sampled, or greedy to evaluate."""
+    env: ClarifyEnv,
+    policy: Policy,
+    rng: np.random.Generator,
+    job: tuple[str, str],
+    seed: int,
+    epsilon: float = 0.0,
+    data: RidgeValue | None = None,
+) -> float:
+    """Ask candidate questions on ``job`` (task, level) until the budget ends; return task-specific coverage (%).
+
+    Each question is epsilon-greedy in the policy's values (``epsilon=0``: greedy, to evaluate). When ``data`` is
+    given, the features of each question asked and the env's reward for it are added to it.
+    """
     observation, info = env.reset(seed=seed, options={"task": job[0], "level": job[1]})
     candidates = candidates_for(observation["output"], policy.terms)
     static = policy.static_features(candidates)
-    ep, history, left, done = Episode(), History(), np.ones(len(candidates.kinds), dtype=bool), False
+    history, left, done = History(), np.ones(len(candidates.kinds), dtype=bool), False
     while not done and left.any():
-        phi = static.copy()
-        phi[:, policy.n_static :] = history.features(candidates)
-        p = policy.probabilities(phi, left)
-        action = policy.best(phi, left, rng) if greedy else int(rng.choice(len(p), p=p))
+        raw = static.copy()
+        raw[:, policy.n_static :] = history.features(candidates)
+        phi = policy.features(raw, left)
+        action = policy.act(phi, left, rng, epsilon)
         observation, reward, terminated, truncated, info = env.step(candidates.questions[action])
         left[action], done = False, terminated or truncated
         history.record(candidates, action, observation["output"], info["fallback"])
-        ep.phi.append(phi)
-        ep.chosen.append(action)
-        ep.probs.append(p)
-        ep.rewards.append(float(reward))
-    ep.coverage = 100.0 * info["task_coverage"]
-    return ep
-
-
-def reinforce(policy: Policy, ep: Episode, baseline: np.ndarray, lr: float) -> None:
-    """One REINFORCE step with reward-to-go; ``baseline`` (this job's, per position) tracks its running mean."""
-    to_go = np.cumsum(ep.rewards[::-1])[::-1]
-    grad = np.zeros_like(policy.theta)
-    for t, (action, p) in enumerate(zip(ep.chosen, ep.probs, strict=True)):
-        grad += (to_go[t] - baseline[t]) * (ep.phi[t][action] - p @ ep.phi[t])
-        baseline[t] += 0.1 * (to_go[t] - baseline[t])
-    policy.theta += lr * grad
+        if data is not None:
+            data.add(phi[action], float(reward))
+    return 100.0 * info["task_coverage"]
 
 
 def evaluate(env: ClarifyEnv, policy: Policy, jobs: list[tuple[str, str]], episodes: int, seed: int) -> float:
     """Mean task-specific coverage (%) of the greedy policy on ``jobs`` (same seeds every call)."""
     rng = np.random.default_rng(seed)
-    return float(
-        np.mean([run_episode(env, policy, rng, job, seed, True).coverage for job in jobs for _ in range(episodes)])
-    )
+    return float(np.mean([run_episode(env, policy, rng, job, seed) for job in jobs for _ in range(episodes)]))
 
 
 def _split(args: Args) -> tuple[list[str], list[str]]:
@@ -336,19 +361,18 @@ def train(args: Args) -> tuple[list[tuple[int, float]], list[float]]:
     levels = args.levels.split(",")
     env = ClarifyEnv(task=training + held_out, budget=args.budget, question_cost=args.question_cost, router=args.router)
     policy, rng = Policy(args.terms), np.random.default_rng(args.seed)
+    data = RidgeValue(policy.theta.size, args.ridge)
     jobs = [(t, lv) for t in training for lv in levels]
     held_jobs = [(t, lv) for t in held_out for lv in levels]
-    baselines = {job: np.zeros(args.budget) for job in jobs}
-    averaged = Policy(args.terms)  # the running mean of the iterates (Polyak averaging) is what gets evaluated
-    curve, history = [(0, evaluate(env, averaged, held_jobs, args.eval_episodes, args.seed + 1))], []
+    curve, history = [(0, evaluate(env, policy, held_jobs, args.eval_episodes, args.seed + 1))], []
     for i in range(1, args.episodes + 1):
         job = jobs[int(rng.integers(len(jobs)))]
-        ep = run_episode(env, policy, rng, job, args.seed + i)
-        reinforce(policy, ep, baselines[job], args.lr)
-        averaged.theta += (policy.theta - averaged.theta) / i
-        history.append(ep.coverage)
+        epsilon = args.epsilon + (args.final_epsilon - args.epsilon) * (i - 1) / max(args.episodes - 1, 1)
+        history.append(run_episode(env, policy, rng, job, args.seed + i, epsilon, data))
+        if i % args.refit_every == 0 or i == args.episodes:
+            policy.theta = data.fit()
         if i % args.eval_every == 0 or i == args.episodes:
-            curve.append((i, evaluate(env, averaged, held_jobs, args.eval_episodes, args.seed + 1)))
+            curve.append((i, evaluate(env, policy, held_jobs, args.eval_episodes, args.seed + 1)))
     env.close()
     return curve, history
 
@@ -365,7 +389,7 @@ def plot(curve: list[tuple[int, float]], history: list[float], path: Path) -> No
     figure, axis = plt.subplots(figsize=(7, 4))
     axis.plot(np.arange(window, len(history) + 1), smooth, label=f"training tasks (mean of {window})", alpha=0.8)
     axis.plot(*zip(*curve, strict=True), marker="o", label="held-out tasks")
-    axis.set(xlabel="training episode", ylabel="task-specific coverage (%)", title="icae/Clarify-v0, REINFORCE")
+    axis.set(xlabel="training episode", ylabel="task-specific coverage (%)", title="icae/Clarify-v0, value bandit")
     axis.legend()
     axis.grid(alpha=0.3)
     path.parent.mkdir(parents=True, exist_ok=True)

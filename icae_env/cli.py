@@ -7,7 +7,7 @@ Commands:
     icae-env tasks inspect-icae ROOT [ALIAS ...] load ICAE-Bench tasks and report tiers and normalisations
     icae-env score WORKSPACE --task NAME [--tiers public,native,enhanced] [--json]
     icae-env run --agent oracle|random [--tasks builtin] [--levels L1] [--out DIR] [--trajectories]
-                 [--workers N [--ray-address ADDR]]
+                 [--workers N [--ray-address ADDR] [--episode-timeout S]]
     icae-env replay TRAJECTORY.jsonl
     icae-env images build [LANG ...] [--force]   build the docker sandbox's base image without a registry
     icae-env docker reap [--all]                 remove orphaned icae-env containers (by label)
@@ -167,6 +167,16 @@ def _cmd_score(args: argparse.Namespace) -> int:
 AGENTS = {"oracle": "baselines.oracle_agent:OracleAgent", "random": "baselines.random_agent:RandomAgent"}
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     module, _, attr = AGENTS[args.agent].partition(":")
     policy_class = getattr(importlib.import_module(module), attr)
@@ -183,7 +193,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.workers > 0:
         from icae_env.parallel import run_suite_parallel  # needs the ray extra
 
-        suite = functools.partial(run_suite_parallel, workers=args.workers, address=args.ray_address)
+        suite = functools.partial(
+            run_suite_parallel,
+            workers=args.workers,
+            address=args.ray_address,
+            episode_timeout_s=args.episode_timeout,
+        )
+    elif args.episode_timeout is not None:
+        print("icae-env: error: --episode-timeout needs --workers N (episodes run on Ray workers)", file=sys.stderr)
+        return 2
     results = suite(
         policy_class,
         resolve_tasks(args.tasks),
@@ -277,6 +295,12 @@ def _parser() -> argparse.ArgumentParser:
         "--ray-address",
         default=None,
         help="Ray cluster for --workers: auto, HOST:PORT or ray://HOST:PORT (default: RAY_ADDRESS or a local one)",
+    )
+    run.add_argument(
+        "--episode-timeout",
+        type=_seconds,
+        default=None,
+        help="with --workers: seconds an episode may run before its worker is killed (default: no limit)",
     )
     run.set_defaults(func=_cmd_run)
     replay_cmd = commands.add_parser("replay", help="re-run a recorded trajectory and compare the observations")

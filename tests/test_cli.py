@@ -7,6 +7,7 @@ import sys
 from packs import write_repo
 
 from icae_env.cli import main
+from icae_env.tasks import list_tasks
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -17,7 +18,7 @@ def test_tasks_list():
     result = run("tasks", "list")
     assert result.returncode == 0
     assert "builtin/semver-range" in result.stdout and "javascript" in result.stdout
-    assert "8 tasks in 2 languages" in result.stdout
+    assert f"{len(list_tasks())} tasks in 2 languages" in result.stdout
 
 
 def test_validate_a_pack_path(mini_pack, tmp_path):

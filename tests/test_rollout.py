@@ -8,6 +8,7 @@ import icae_env
 from baselines.oracle_agent import OracleAgent
 from icae_env.rollout import EpisodeResult, run_episode
 from icae_env.runner import format_table, resolve_tasks, run_suite
+from icae_env.tasks import list_tasks
 from icae_env.trajectory import TrajectoryWriter, read_trajectory, replay
 
 
@@ -105,7 +106,7 @@ def test_run_suite_writes_results_incrementally(mini_pack, tmp_path):
 
 
 def test_resolve_tasks():
-    assert len(resolve_tasks("builtin")) == 8
+    assert resolve_tasks("builtin") == list_tasks() and len(list_tasks()) == 12
     assert resolve_tasks("a, b") == ["a", "b"]
     with pytest.raises(ValueError, match="no tasks selected"):
         resolve_tasks(" , ")

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from baselines.heuristic_clarifier import (
@@ -92,6 +93,8 @@ def test_a_short_training_run_saves_the_curve_and_prints_before_and_after(tmp_pa
         "20",
         "--eval_episodes",
         "2",
+        "--refit_every",
+        "10",
         "--out",
         str(out),
     )
@@ -124,16 +127,39 @@ def _example():
     return train_clarifier
 
 
-def test_the_untrained_policy_is_uniform_and_features_transfer():
+def test_the_untrained_policy_is_uniform_and_features_are_standardised_over_the_candidates_left():
     example = _example()
     policy = example.Policy(terms=10)
     candidates = example.Candidates.from_prd(load_task("builtin/unidiff").prd("L1"), 10)
-    phi = policy.static_features(candidates)
-    assert phi.shape == (len(candidates.kinds), policy.theta.size)
-    assert not phi[:, policy.n_static :].any()  # the reply-conditioned columns start at 0
-    left = phi[:, 0] == 0  # everything but the first generic question
-    p = policy.probabilities(phi, left)
-    assert p[0] == 0 and p[left] == pytest.approx(1 / left.sum())
+    raw = policy.static_features(candidates)
+    assert raw.shape == (len(candidates.kinds), policy.n_raw)
+    assert not raw[:, policy.n_static :].any()  # the reply-conditioned columns start at 0
+    left = np.ones(len(raw), dtype=bool)
+    left[0] = False  # the first generic question was asked
+    phi = policy.features(raw, left)
+    assert phi.shape == (len(raw), policy.theta.size) and (phi[:, -1] == 1).all()
+    standardised = phi[left, policy.n_raw : 2 * policy.n_raw]
+    assert np.allclose(standardised.mean(0), 0) and set(np.round(standardised.std(0), 6)) <= {0.0, 1.0}
+    rng = np.random.default_rng(0)
+    picks = np.bincount([policy.act(phi, left, rng) for _ in range(20_000)], minlength=len(raw))
+    assert picks[0] == 0 and picks[left].min() > 0.6 * picks[left].mean()  # uniform over what is left
+    policy.theta[-1] = 1.0  # a constant value: still all tied
+    assert policy.act(phi, left, rng) != 0
+    policy.theta[policy.n_generic - 1] = 5.0  # the last generic question is now worth the most
+    assert policy.act(phi, left, rng) == policy.n_generic - 1
+    assert {policy.act(phi, left, rng, epsilon=1.0) for _ in range(200)} != {policy.n_generic - 1}
+
+
+def test_ridge_value_recovers_a_linear_reward_and_shrinks_with_the_penalty():
+    example = _example()
+    rng = np.random.default_rng(1)
+    weights = np.array([0.5, -1.0, 2.0])
+    data, heavy = example.RidgeValue(3, 1e-6), example.RidgeValue(3, 1e6)
+    for phi in rng.normal(size=(200, 3)):
+        data.add(phi, float(phi @ weights))
+        heavy.add(phi, float(phi @ weights))
+    assert data.samples == 200 and data.fit() == pytest.approx(weights, abs=1e-6)
+    assert np.abs(heavy.fit()).max() < 0.01
 
 
 def test_the_history_reads_the_replies():

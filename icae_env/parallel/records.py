@@ -70,7 +70,8 @@ class InfraError(BaseModel):
     seed: int | None
     attempt: int
     kind: str
-    """``worker_died`` (the worker process or its node went away) or ``worker_error`` (worker code raised)."""
+    """``worker_died`` (the worker process or its node went away), ``worker_error`` (worker code raised) or
+    ``episode_timeout`` (the episode ran past ``episode_timeout_s``; its worker was killed)."""
     error: str
     worker_pid: int | None = None
     retried: bool = False
@@ -188,9 +189,12 @@ class ResultSink:
 
 
 def infra_result(agent: str, job: EpisodeJob, exc: BaseException) -> EpisodeResult:
-    """An :class:`EpisodeResult` for an episode lost to the infrastructure (``error`` starts with INFRA_PREFIX)."""
+    """An :class:`EpisodeResult` for an episode lost to the infrastructure (``error`` starts with INFRA_PREFIX).
+
+    Its ``task`` is the task id (a pack's directory name), as in the results of the episodes that ran.
+    """
     error = INFRA_PREFIX + _one_line(exc, 500)
-    return EpisodeResult(agent=agent, task=job.task, level=job.level, seed=job.seed, error=error)
+    return EpisodeResult(agent=agent, task=Path(job.task).name, level=job.level, seed=job.seed, error=error)
 
 
 def write_summary(out: Path, agent: str, levels: Sequence[str], report: RolloutReport) -> None:

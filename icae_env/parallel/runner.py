@@ -13,6 +13,9 @@ Failures are kept apart:
   ``infra_errors.jsonl`` and returned in :attr:`RolloutReport.infra_errors`; the worker is replaced and its
   episode is retried up to ``max_retries`` times. An episode that runs out of retries, or whose worker code
   raised past ``run_episode``, gets a result whose ``error`` starts with :data:`INFRA_PREFIX`.
+* An episode still running after ``episode_timeout_s`` (a hung agent or endpoint) is an infrastructure error of
+  kind ``episode_timeout``: its worker is killed and replaced, like a dead one, and the episode is not retried (a
+  hang is usually deterministic); the other workers go on.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ class _Settings:
     agent: str
     max_retries: int
     record: bool
+    episode_timeout_s: float | None = None
 
 
 class _Pool:
@@ -132,16 +136,40 @@ def _settle(ray: Any, ref: Any, slot: int, job: EpisodeJob, pool: _Pool, sink: R
 def _drive(ray: Any, pool: _Pool, jobs: Sequence[EpisodeJob], sink: ResultSink, settings: _Settings) -> None:
     """Hand out episodes to idle workers and settle results as they arrive, until every episode has a result."""
     queue, idle = deque(jobs), deque(range(len(pool.actors)))
-    inflight: dict[Any, tuple[int, EpisodeJob]] = {}
+    inflight: dict[Any, tuple[int, EpisodeJob, float]] = {}  # ref -> (slot, job, deadline)
+    limit = settings.episode_timeout_s
     while queue or inflight:
         while queue and idle:
             slot, job = idle.popleft(), queue.popleft()
-            inflight[pool.submit(slot, job, settings.record)] = (slot, job)
-        ready, _ = ray.wait(list(inflight), num_returns=1)
-        slot, job = inflight.pop(ready[0])
+            deadline = time.monotonic() + limit if limit is not None else float("inf")
+            inflight[pool.submit(slot, job, settings.record)] = (slot, job, deadline)
+        first_deadline = min(deadline for _, _, deadline in inflight.values())
+        wait_s = None if limit is None else max(0.0, first_deadline - time.monotonic())
+        ready, _ = ray.wait(list(inflight), num_returns=1, timeout=wait_s)
+        if not ready:
+            idle.extend(_expire(inflight, pool, sink, settings))
+            continue
+        slot, job, _ = inflight.pop(ready[0])
         if _settle(ray, ready[0], slot, job, pool, sink, settings):
             queue.appendleft(job.next_attempt())
         idle.append(slot)
+
+
+def _expire(
+    inflight: dict[Any, tuple[int, EpisodeJob, float]], pool: _Pool, sink: ResultSink, settings: _Settings
+) -> list[int]:
+    """Give up on the episodes past their deadline: kill and replace their workers; returns the freed slots."""
+    now, freed = time.monotonic(), []
+    for ref, (slot, job, deadline) in list(inflight.items()):
+        if now < deadline:
+            continue
+        del inflight[ref]
+        exc = TimeoutError(f"episode still running after {settings.episode_timeout_s:g} s; its worker was killed")
+        sink.infra(job, "episode_timeout", exc, pool.pids[slot], retried=False)
+        pool.replace(slot)
+        sink.episode(job, infra_result(settings.agent, job, exc), None)
+        freed.append(slot)
+    return freed
 
 
 def _auto_cpus(ray: Any, num_workers: int) -> float:
@@ -168,6 +196,7 @@ def rollout(
     on_result: Callable[[EpisodeResult], None] | None = None,
     ray_init_kwargs: dict[str, Any] | None = None,
     ready_timeout_s: float = 300.0,
+    episode_timeout_s: float | None = None,
 ) -> RolloutReport:
     """Run ``agent_factory()`` on every (task, level, seed) with ``num_workers`` Ray actors.
 
@@ -196,6 +225,8 @@ def rollout(
         ray_init_kwargs: Arguments for :func:`~icae_env.parallel.connect` (``num_cpus``, ``object_store_memory``
             of a local cluster; ``runtime_env``, ``log_to_driver`` ...).
         ready_timeout_s: Seconds to wait for the workers to be placed and started.
+        episode_timeout_s: Seconds an episode may run on its worker (None: no limit). A late episode's worker is
+            killed and replaced, and the episode gets an infrastructure result (``episode_timeout``, not retried).
 
     Returns:
         A :class:`RolloutReport`.
@@ -207,6 +238,8 @@ def rollout(
     """
     if num_workers < 1 or max_retries < 0:
         raise ValueError(f"need num_workers >= 1 and max_retries >= 0, got {num_workers!r} and {max_retries!r}")
+    if episode_timeout_s is not None and not episode_timeout_s > 0:
+        raise ValueError(f"episode_timeout_s must be None or > 0 seconds, got {episode_timeout_s!r}")
     require_ray()
     jobs = make_jobs(tasks, levels, seeds)
     if not jobs:
@@ -222,7 +255,8 @@ def rollout(
         chosen = env_id or env_id_for(tasks)
         pool = _Pool(actor_class(EpisodeWorker, cpus), (agent_factory, chosen, kwargs), size, ready_timeout_s)
         try:
-            settings = _Settings(ray.get(pool.actors[0].agent_name.remote()), max_retries, bool(trajectories and out))
+            agent = ray.get(pool.actors[0].agent_name.remote())
+            settings = _Settings(agent, max_retries, bool(trajectories and out), episode_timeout_s)
             startup = time.monotonic() - sink.started
             sink.started = time.monotonic()
             sink.draw(f"{size} workers started")
@@ -253,6 +287,7 @@ def run_suite_parallel(
     *,
     workers: int = 2,
     address: str | None = None,
+    episode_timeout_s: float | None = None,
 ) -> list[EpisodeResult]:
     """:func:`icae_env.runner.run_suite` on Ray: same arguments and outputs, plus ``workers`` and ``address``.
 
@@ -267,6 +302,7 @@ def run_suite_parallel(
         progress: Whether to draw a progress line on stderr.
         workers: Ray worker actors.
         address: Cluster to join (None: ``RAY_ADDRESS`` or a new local cluster); see :func:`rollout`.
+        episode_timeout_s: Seconds an episode may run (None: no limit); see :func:`rollout`.
 
     Returns:
         One :class:`~icae_env.rollout.EpisodeResult` per episode, in run order.
@@ -282,5 +318,6 @@ def run_suite_parallel(
         env_kwargs=env_kwargs,
         trajectories=trajectories,
         progress=progress,
+        episode_timeout_s=episode_timeout_s,
     )
     return report.results

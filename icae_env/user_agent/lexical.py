@@ -114,15 +114,15 @@ class LexicalWeights:
 
 #: Weights fitted on the built-in tasks' leave-one-trigger-out questions (see the module docstring).
 DEFAULT_WEIGHTS = LexicalWeights(
-    triggers=4.74,
-    combined=7.15,
-    lead=4.33,
-    chars=3.01,
-    nearest=-1.2,
-    cover=-2.06,
-    test_case_bias=-4.4,
-    test_question_bias=-2.1,
-    auxiliary_bias=-6.45,
+    triggers=4.36,
+    combined=7.1,
+    lead=4.29,
+    chars=2.8,
+    nearest=-0.77,
+    cover=-1.91,
+    test_case_bias=-4.52,
+    test_question_bias=-2.13,
+    auxiliary_bias=-6.58,
 )
 
 

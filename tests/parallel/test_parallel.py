@@ -229,6 +229,94 @@ def test_killed_worker_episode_is_retried_and_nothing_is_lost(ray_cluster, tmp_p
     assert "Infrastructure errors: 1 (1 retried)" in (out / "summary.md").read_text()
 
 
+def _hanging_oracle(pid_file: Path):
+    """An oracle that hangs mid-episode, on every attempt, on ``pid_file.stem``'s task (recording its pid)."""
+
+    class Hang(OracleAgent):
+        def reset(self, task, level, observation, seed):
+            super().reset(task, level, observation, seed)
+            self.hang = task.id == pid_file.stem
+
+        def act(self, observation, info):
+            if self.hang and observation["step"] == 2:
+                pid_file.write_text(str(os.getpid()))
+                time.sleep(600)
+            return super().act(observation, info)
+
+    return Hang
+
+
+def _gone(pid: int, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.mark.ray
+@requires_ray
+def test_episode_timeout_kills_the_hung_worker_and_the_rest_finish(ray_cluster, tmp_path):
+    from icae_env.parallel import INFRA_PREFIX, rollout
+
+    pid_file = tmp_path / "token-bucket"
+    out = tmp_path / "run"
+    started = time.monotonic()
+    report = rollout(
+        _hanging_oracle(pid_file),
+        TASKS,
+        num_workers=2,
+        address=ray_cluster,
+        out_dir=out,
+        progress=False,
+        episode_timeout_s=30,
+    )
+    assert time.monotonic() - started < 300  # not the 600 s hang
+    hung, *others = report.results
+    assert hung.task == "token-bucket" and hung.error.startswith(INFRA_PREFIX) and "after 30 s" in hung.error
+    assert [(r.overall, r.error) for r in others] == [(1.0, None), (1.0, None)]
+    [infra] = report.infra_errors
+    assert (infra.kind, infra.retried, infra.worker_pid) == ("episode_timeout", False, int(pid_file.read_text()))
+    assert _gone(infra.worker_pid, within_s=30), "the hung worker process is still alive"
+    assert sorted(line["task"] for line in _jsonl(out / "results.jsonl")) == sorted(t.split("/")[1] for t in TASKS)
+    assert [line["kind"] for line in _jsonl(out / "infra_errors.jsonl")] == ["episode_timeout"]
+
+
+@pytest.mark.parametrize("bad", [0, -1.5, float("nan")])
+def test_episode_timeout_must_be_positive(bad):
+    from icae_env.parallel import rollout
+
+    with pytest.raises(ValueError, match="episode_timeout_s"):
+        rollout(RandomAgent, TASKS[:1], episode_timeout_s=bad)
+
+
+def test_cli_episode_timeout_needs_workers(tmp_path):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "icae_env.cli",
+            "run",
+            "--agent",
+            "random",
+            "--tasks",
+            "builtin/unidiff",
+            "--episode-timeout",
+            "5",
+            "--out",
+            str(tmp_path / "run"),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2 and "--episode-timeout needs --workers" in result.stderr
+
+
 def _flaky_random():
     """A random agent whose process dies on every attempt of seed 1 and which raises on seed 2."""
 

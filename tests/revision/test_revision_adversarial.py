@@ -120,11 +120,14 @@ def test_a_server_that_trickles_its_answer_is_cut_off(revision_task, tmp_path: P
         "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
         "s.bind(('127.0.0.1', int(os.environ['PORT']))); s.listen(8)\n"
         "while True:\n"
-        "    c, _ = s.accept(); c.recv(65536)\n"
-        "    if os.path.exists('ready'): c.sendall(b'HTTP/1.0 200 OK\\r\\n\\r\\nok'); c.close(); continue\n"
-        "    open('ready', 'w').close(); c.sendall(b'HTTP/1.0 200 OK\\r\\nContent-Length: 100\\r\\n\\r\\n')\n"
-        "    [c.sendall(b'x') or time.sleep(0.5) for _ in range(100)]\n"
-    )
+        "    c, _ = s.accept(); request = c.recv(65536)\n"
+        "    if not request.startswith(b'GET /x '): c.sendall(b'HTTP/1.0 200 OK\\r\\n\\r\\nok'); c.close(); continue\n"
+        "    c.sendall(b'HTTP/1.0 200 OK\\r\\nContent-Length: 100\\r\\n\\r\\n')\n"
+        "    try:\n"
+        "        [c.sendall(b'x') or time.sleep(0.5) for _ in range(100)]\n"
+        "    except OSError:\n"
+        "        c.close()\n"
+    )  # the readiness probe gets an answer at once; only /x trickles (headers at once, then a byte every 0.5 s)
     work = _golden_copy(revision_task, tmp_path)
     (work / "slow.py").write_text(server)
     criterion = {
@@ -137,7 +140,7 @@ def test_a_server_that_trickles_its_answer_is_cut_off(revision_task, tmp_path: P
 
     task = revision_task.model_copy(
         update={
-            "app": revision_task.app.model_copy(update={"start": "rm -f ready; python3 slow.py", "ready_path": "/"}),
+            "app": revision_task.app.model_copy(update={"start": "python3 slow.py", "ready_path": "/"}),
             "criteria": (Criterion.model_validate(criterion),),
         }
     )
