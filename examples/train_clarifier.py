@@ -387,7 +387,12 @@ def plot(curve: list[tuple[int, float]], history: list[float], path: Path) -> No
     window = max(1, len(history) // 30)
     smooth = np.convolve(history, np.ones(window) / window, mode="valid")
     figure, axis = plt.subplots(figsize=(7, 4))
-    axis.plot(np.arange(window, len(history) + 1), smooth, label=f"training tasks (mean of {window})", alpha=0.8)
+    axis.plot(
+        np.arange(window, len(history) + 1),
+        smooth,
+        label=f"training tasks, epsilon-greedy (mean of {window})",
+        alpha=0.8,
+    )
     axis.plot(*zip(*curve, strict=True), marker="o", label="held-out tasks")
     axis.set(xlabel="training episode", ylabel="task-specific coverage (%)", title="icae/Clarify-v0, value bandit")
     axis.legend()
