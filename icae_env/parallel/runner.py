@@ -225,8 +225,9 @@ def rollout(
         ray_init_kwargs: Arguments for :func:`~icae_env.parallel.connect` (``num_cpus``, ``object_store_memory``
             of a local cluster; ``runtime_env``, ``log_to_driver`` ...).
         ready_timeout_s: Seconds to wait for the workers to be placed and started.
-        episode_timeout_s: Seconds an episode may run on its worker (None: no limit). A late episode's worker is
-            killed and replaced, and the episode gets an infrastructure result (``episode_timeout``, not retried).
+        episode_timeout_s: Seconds an episode may run on its worker, from when it is handed out (None or
+            ``inf``: no limit; a replacement worker's start-up counts). A late episode's worker is killed and
+            replaced, and the episode gets an infrastructure result (``episode_timeout``, not retried).
 
     Returns:
         A :class:`RolloutReport`.
@@ -240,6 +241,8 @@ def rollout(
         raise ValueError(f"need num_workers >= 1 and max_retries >= 0, got {num_workers!r} and {max_retries!r}")
     if episode_timeout_s is not None and not episode_timeout_s > 0:
         raise ValueError(f"episode_timeout_s must be None or > 0 seconds, got {episode_timeout_s!r}")
+    if episode_timeout_s == float("inf"):
+        episode_timeout_s = None
     require_ray()
     jobs = make_jobs(tasks, levels, seeds)
     if not jobs:
