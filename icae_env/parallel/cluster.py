@@ -64,6 +64,9 @@ def connect(
     named by ``RAY_ADDRESS`` is joined when that variable is set; otherwise a local cluster is started with
     ``num_cpus`` (None: every core), ``object_store_memory`` bytes and no dashboard.
 
+    A ``ray://`` connection is tried twice: a client server can fail to start its per-client server once (seen on
+    busy machines). A failed attempt shuts Ray down again, so that the process can connect later.
+
     A cluster with Ray's token authentication (the default of clusters started by recent Ray releases) needs, in
     the driver's environment, ``RAY_AUTH_MODE=token`` and the cluster's token (``~/.ray/auth_token``,
     ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``), as for any Ray driver.
@@ -88,12 +91,16 @@ def connect(
     if _starts_local(address):
         options.update(num_cpus=num_cpus, object_store_memory=object_store_memory, include_dashboard=False)
     options.update(init_kwargs)
-    try:
-        ray.init(address=address, **options)
-    except (ConnectionError, TimeoutError) as exc:
-        raise ParallelError(
-            f"could not reach Ray at {address or os.environ.get('RAY_ADDRESS') or 'a new local cluster'}: {exc}"
-        ) from exc
+    attempts = 2 if str(address or os.environ.get("RAY_ADDRESS", "")).startswith("ray://") else 1
+    for attempt in range(1, attempts + 1):
+        try:
+            ray.init(address=address, **options)
+            return True
+        except (ConnectionError, TimeoutError) as exc:
+            ray.shutdown()  # a failed init can leave Ray half-initialised; the next connect must start clean
+            if attempt == attempts:
+                where = address or os.environ.get("RAY_ADDRESS") or "a new local cluster"
+                raise ParallelError(f"could not reach Ray at {where}: {exc}") from exc
     return True
 
 
