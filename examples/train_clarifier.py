@@ -4,7 +4,9 @@ The actions of an episode are the PRD's candidate questions (``baselines.heurist
 requirement questions, templates filled with the PRD's salient terms, and questions about each PRD sentence). The
 policy values each candidate linearly in features that transfer across tasks (see :class:`Policy`); part of them
 is read from the User Agent's replies so far (:class:`History`): how close a candidate is to the points already
-answered, to questions that got answers or the fallback, and to the PRD sentences no reply has covered yet.
+answered, to questions that got answers or the fallback, and to the PRD sentences no reply has covered yet, and what
+the training tasks taught about its type of question after the types already asked: how much it repeats their
+records and how many records it returns (:class:`TypeStats`).
 
 Training is an epsilon-greedy contextual bandit: each question's reward (the env's: newly recovered
 task-specific records over their number, minus the question cost) is regressed on the question's features by
@@ -66,6 +68,9 @@ DYNAMIC = (
     "closest unanswered question",
     "term already asked",
     "closest uncovered PRD sentence",
+    "learned overlap with answered, max",
+    "learned overlap with answered, sum",
+    "learned yield given asked",
 )
 _SPECIFIC = re.compile(r"\d|[=_<>/@`]")
 _WORDS = re.compile(r"[a-z']+")
@@ -144,6 +149,7 @@ class Candidates:
         vectors: One word vector per candidate.
         sentences: One word vector per PRD sentence.
         term: The term rank of each term candidate (-1 for the others).
+        types: The :func:`question_type` of each candidate.
         static: The :data:`STATIC` features, one column each.
     """
 
@@ -153,6 +159,7 @@ class Candidates:
     vectors: np.ndarray
     sentences: np.ndarray
     term: np.ndarray
+    types: np.ndarray
     static: np.ndarray
 
     @classmethod
@@ -163,9 +170,10 @@ class Candidates:
         text = Text(questions + sentences)
         vectors = text.vectors(questions)
         term = np.array([int(k.split(":")[2]) if k.startswith("term:") else -1 for k in kinds])
+        types = np.array([question_type(k) for k in kinds])
         static = _static_features(kinds, sentences, prd_terms(prd, terms), terms)
         static[:, STATIC.index("PRD similarity")] = vectors @ text.vectors([prd])[0]
-        return cls(kinds, questions, text, vectors, text.vectors(sentences), term, static)
+        return cls(kinds, questions, text, vectors, text.vectors(sentences), term, types, static)
 
 
 def _static_features(kinds: list[str], sentences: list[str], terms: list[str], n_terms: int) -> np.ndarray:
@@ -197,13 +205,112 @@ def candidates_for(prd: str, terms: int) -> Candidates:
     return Candidates.from_prd(prd, terms)
 
 
+#: Question types: each generic question, each term template (whatever the term), and PRD sentences (one type).
+N_TYPES = len(GENERIC_QUESTIONS) + len(TERM_TEMPLATES) + 1
+
+
+def question_type(kind: str) -> int:
+    """The type of a candidate kind: a generic question's index, a template's after them, or the last (sentences).
+
+    Generic questions and term templates are the same questions in every task; PRD sentences are not.
+    """
+    parts = kind.split(":")
+    if parts[0] == "generic":
+        return int(parts[1])
+    if parts[0] == "term":
+        return len(GENERIC_QUESTIONS) + int(parts[1])
+    return N_TYPES - 1
+
+
+@dataclass(frozen=True)
+class TypeKnowledge:
+    """What the training tasks taught about question types: a snapshot of :class:`TypeStats`.
+
+    Indexes: ``[earlier type, later type, same term]`` (``same term``: 1 when both fill a template with one term)
+    and, for ``yields_after``, ``[..., earlier answered]``.
+
+    Attributes:
+        overlap: The mean share of the later reply's task-specific records that the earlier (answered) question
+            had already returned, shape ``(N_TYPES, N_TYPES, 2)``.
+        yields: The mean number of task-specific records a reply to each type returns, shape ``(N_TYPES,)``.
+        yields_after: The mean number the later question returned, shape ``(N_TYPES, N_TYPES, 2, 2)``.
+    """
+
+    overlap: np.ndarray
+    yields: np.ndarray
+    yields_after: np.ndarray
+
+
+class TypeStats:
+    """Learns from training episodes how question types repeat and predict each other's replies.
+
+    Generic questions and term templates are the same in every task, so what they did on the training tasks
+    transfers: error questions repeat each other's records in most tasks, say, and a fallback to one question
+    about errors makes another less promising. Each question asked in a training episode adds its number of
+    task-specific records (from the env's ``info["constraint_ids"]`` and ``info["recovered"]``) to its type's
+    mean and, for every question asked before it, to the pair's mean given whether the earlier one was answered;
+    when both were answered, it adds the share of its records that the earlier reply had already returned. Only
+    :meth:`snapshot` is read when acting, so a held-out task is seen through what the training tasks taught.
+
+    Args:
+        prior: Pseudo-observations of the broader mean added to every entry (shrinks rare types and pairs).
+    """
+
+    def __init__(self, prior: float = 5.0) -> None:
+        self.prior = prior
+        self.overlap_sums, self.overlap_counts = np.zeros((2, N_TYPES, N_TYPES, 2))
+        self.yield_sums, self.yield_counts = np.zeros((2, N_TYPES))
+        self.after_sums, self.after_counts = np.zeros((2, N_TYPES, N_TYPES, 2, 2))
+
+    def add(
+        self, asked: Sequence[tuple[int, int, set[str] | None]], question: tuple[int, int], ids: set[str] | None
+    ) -> None:
+        """Record that ``question`` (type, term rank) returned task-specific records ``ids`` (None: the fallback).
+
+        ``asked`` holds each earlier question's type, term rank (-1 if none) and records (None for a fallback).
+        """
+        kind, rank = question
+        found = len(ids or ())
+        self.yield_sums[kind] += found
+        self.yield_counts[kind] += 1
+        for earlier, earlier_rank, earlier_ids in asked:
+            same = int(rank >= 0 and rank == earlier_rank)
+            self.after_sums[earlier, kind, same, int(earlier_ids is not None)] += found
+            self.after_counts[earlier, kind, same, int(earlier_ids is not None)] += 1
+            if earlier_ids is not None and ids:
+                self.overlap_sums[earlier, kind, same] += len(earlier_ids & ids) / len(ids)
+                self.overlap_counts[earlier, kind, same] += 1
+
+    def snapshot(self) -> TypeKnowledge:
+        """The shrunk means: types towards the overall mean, pairs towards the overall share or the type's mean."""
+        yield_mean = self.yield_sums.sum() / max(self.yield_counts.sum(), 1)
+        yields = self._shrink(self.yield_sums, self.yield_counts, np.full(N_TYPES, yield_mean))
+        after = self._shrink(
+            self.after_sums, self.after_counts, np.broadcast_to(yields[:, None, None], (N_TYPES,) * 2 + (2, 2))
+        )
+        overlap_mean = self.overlap_sums.sum() / max(self.overlap_counts.sum(), 1)
+        overlap = self._shrink(self.overlap_sums, self.overlap_counts, np.full(self.overlap_sums.shape, overlap_mean))
+        return TypeKnowledge(overlap, yields, after)
+
+    def _shrink(self, sums: np.ndarray, counts: np.ndarray, base: np.ndarray) -> np.ndarray:
+        """``(sums + prior * base) / (counts + prior)``, and ``base`` where nothing was seen (with ``prior`` 0)."""
+        weight = counts + self.prior
+        out = np.array(base, dtype=float)
+        np.divide(sums + self.prior * base, weight, out=out, where=weight > 0)
+        return out
+
+
 @dataclass
 class History:
-    """What one episode's replies told so far: the reply points as word vectors, the questions answered or not."""
+    """What one episode's replies told so far: the reply points as word vectors, the questions answered or not.
+
+    ``learned`` is a :meth:`TypeStats.snapshot` (None: the learned features stay 0).
+    """
 
     points: list[np.ndarray] = field(default_factory=list)
     answered: list[int] = field(default_factory=list)
     unanswered: list[int] = field(default_factory=list)
+    learned: TypeKnowledge | None = None
 
     def record(self, candidates: Candidates, action: int, reply: str, fallback: bool) -> None:
         """Remember candidate ``action`` and its ``reply`` (each point of a reply is a paragraph)."""
@@ -232,6 +339,22 @@ class History:
         out[:, 6] = (candidates.term >= 0) & np.isin(candidates.term, asked_terms)
         if len(candidates.sentences):
             out[:, 7] = (candidates.vectors @ (candidates.sentences * uncovered[:, None]).T).max(1)
+        if self.learned is not None:
+            out[:, 8:] = self._learned_features(candidates, self.learned)
+        return out
+
+    def _learned_features(self, candidates: Candidates, learned: TypeKnowledge) -> np.ndarray:
+        """The overlap (max, sum) with the answered questions and the yield expected after everything asked."""
+        out, types, ranks = np.zeros((len(candidates.kinds), 3)), candidates.types, candidates.term
+        asked = [(a, 1) for a in self.answered] + [(a, 0) for a in self.unanswered]
+        same = {a: ((ranks[a] >= 0) & (ranks == ranks[a])).astype(int) for a, _ in asked}
+        if self.answered:
+            shares = np.array([learned.overlap[types[a], types, same[a]] for a in self.answered])
+            out[:, 0], out[:, 1] = shares.max(0), shares.sum(0)
+        if asked:
+            out[:, 2] = np.mean([learned.yields_after[types[a], types, same[a], ok] for a, ok in asked], 0)
+        else:
+            out[:, 2] = learned.yields[types]
         return out
 
 
@@ -241,9 +364,10 @@ class Policy:
     A candidate's features, all of which transfer across tasks: which generic question or term template it is;
     the :data:`STATIC` features of its term or PRD sentence (salience; position, length, specifics and chattiness
     of the sentence), its similarity to the PRD and, per kind, how detailed the PRD is; and the :data:`DYNAMIC`
-    features read from the replies so far. Each is given twice: as is, and standardised over the candidates still
-    left (how the candidate compares with the others of this PRD now), so that one set of weights fits PRDs of
-    any length and detail. A constant column carries the mean value.
+    features read from the replies so far (with what the training tasks taught about its type after the types
+    asked, from :attr:`learned`, refreshed at every refit). Each is given twice: as is, and standardised over the
+    candidates still left (how the candidate compares with the others of this PRD now), so that one set of weights
+    fits PRDs of any length and detail. A constant column carries the mean value.
 
     Args:
         terms: PRD terms per task used to build candidates.
@@ -254,6 +378,7 @@ class Policy:
         self.n_static = self.n_generic + self.n_templates + len(STATIC)
         self.n_raw = self.n_static + len(DYNAMIC)
         self.theta = np.zeros(2 * self.n_raw + 1)
+        self.learned: TypeKnowledge | None = None
 
     def static_features(self, candidates: Candidates) -> np.ndarray:
         """Raw features known before asking, one row per candidate (the dynamic columns are left at 0)."""
@@ -318,16 +443,20 @@ def run_episode(
     seed: int,
     epsilon: float = 0.0,
     data: RidgeValue | None = None,
+    stats: TypeStats | None = None,
 ) -> float:
     """Ask candidate questions on ``job`` (task, level) until the budget ends; return task-specific coverage (%).
 
     Each question is epsilon-greedy in the policy's values (``epsilon=0``: greedy, to evaluate). When ``data`` is
-    given, the features of each question asked and the env's reward for it are added to it.
+    given, the features of each question asked and the env's reward for it are added to it; when ``stats`` is given,
+    so is what each question returned, after what the questions before it returned.
     """
     observation, info = env.reset(seed=seed, options={"task": job[0], "level": job[1]})
     candidates = candidates_for(observation["output"], policy.terms)
     static = policy.static_features(candidates)
-    history, left, done = History(), np.ones(len(candidates.kinds), dtype=bool), False
+    history, left, done = History(learned=policy.learned), np.ones(len(candidates.kinds), dtype=bool), False
+    asked: list[tuple[int, int, set[str] | None]] = []
+    recovered: set[str] = set()  # task-specific records only: the env reports every one once, when first returned
     while not done and left.any():
         raw = static.copy()
         raw[:, policy.n_static :] = history.features(candidates)
@@ -338,6 +467,12 @@ def run_episode(
         history.record(candidates, action, observation["output"], info["fallback"])
         if data is not None:
             data.add(phi[action], float(reward))
+        recovered.update(info["recovered"])
+        if stats is not None:
+            ids = None if info["fallback"] else recovered.intersection(info["constraint_ids"])
+            question = (int(candidates.types[action]), int(candidates.term[action]))
+            stats.add(asked, question, ids)
+            asked.append((*question, ids))
     return 100.0 * info["task_coverage"]
 
 
@@ -361,16 +496,16 @@ def train(args: Args) -> tuple[list[tuple[int, float]], list[float]]:
     levels = args.levels.split(",")
     env = ClarifyEnv(task=training + held_out, budget=args.budget, question_cost=args.question_cost, router=args.router)
     policy, rng = Policy(args.terms), np.random.default_rng(args.seed)
-    data = RidgeValue(policy.theta.size, args.ridge)
+    data, stats = RidgeValue(policy.theta.size, args.ridge), TypeStats()
     jobs = [(t, lv) for t in training for lv in levels]
     held_jobs = [(t, lv) for t in held_out for lv in levels]
     curve, history = [(0, evaluate(env, policy, held_jobs, args.eval_episodes, args.seed + 1))], []
     for i in range(1, args.episodes + 1):
         job = jobs[int(rng.integers(len(jobs)))]
         epsilon = args.epsilon + (args.final_epsilon - args.epsilon) * (i - 1) / max(args.episodes - 1, 1)
-        history.append(run_episode(env, policy, rng, job, args.seed + i, epsilon, data))
+        history.append(run_episode(env, policy, rng, job, args.seed + i, epsilon, data, stats))
         if i % args.refit_every == 0 or i == args.episodes:
-            policy.theta = data.fit()
+            policy.theta, policy.learned = data.fit(), stats.snapshot()
         if i % args.eval_every == 0 or i == args.episodes:
             curve.append((i, evaluate(env, policy, held_jobs, args.eval_episodes, args.seed + 1)))
     env.close()

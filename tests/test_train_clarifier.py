@@ -115,7 +115,7 @@ def test_the_default_training_run_improves_held_out_coverage(tmp_path):
     match = RESULT.search(result.stdout)
     assert match, result.stdout
     before, after, _ = map(float, match.groups())
-    assert after >= before + 10.0, result.stdout
+    assert after >= before + 15.0, result.stdout
 
 
 def _example():
@@ -181,3 +181,58 @@ def test_the_history_reads_the_replies():
     uncovered = features[:, column["closest uncovered PRD sentence"]]
     assert uncovered[core] > uncovered[hunks]  # the reply covered the hunks sentence, not the core one
     assert uncovered[hunks] < before[hunks, column["closest uncovered PRD sentence"]]
+
+
+def test_question_types_are_the_same_questions_in_every_prd():
+    example = _example()
+    generic = len(GENERIC_QUESTIONS)
+    assert example.question_type("generic:3") == 3 and example.question_type("term:2:7") == generic + 2
+    assert example.question_type("sentence:4:12") == example.question_type("sentence:0:3") == example.N_TYPES - 1
+    candidates = example.Candidates.from_prd(PRD, terms=2)
+    assert candidates.types.tolist() == [example.question_type(k) for k in candidates.kinds]
+
+
+def test_type_stats_learn_yields_overlaps_and_yields_after_a_fallback_and_shrink_rare_entries():
+    example = _example()
+    g = len(GENERIC_QUESTIONS)
+    stats = example.TypeStats(prior=0.0)
+    stats.add([], (3, -1), {"C1", "C2"})  # an error question, two records
+    stats.add([(3, -1, {"C1", "C2"})], (2, -1), {"C1"})  # another: all repeated
+    stats.add([(3, -1, {"C1"})], (2, -1), {"C1", "C3"})  # half repeated
+    stats.add([(0, -1, None)], (2, -1), None)  # after a fallback to question 0, a fallback
+    stats.add([(g, 4, {"C5"})], (g + 1, 4), {"C5", "C6"})  # two templates about one term
+    learned = stats.snapshot()
+    assert learned.yields[3] == 2 and learned.yields[2] == pytest.approx(1.0)  # (1 + 2 + 0) / 3
+    assert learned.overlap[3, 2, 0] == pytest.approx(0.75) and learned.overlap[g, g + 1, 1] == pytest.approx(0.5)
+    assert learned.overlap[g, g + 1, 0] == pytest.approx(learned.overlap[5, 6, 0])  # unseen: the overall mean
+    assert learned.yields_after[3, 2, 0, 1] == pytest.approx(1.5) and learned.yields_after[0, 2, 0, 0] == 0
+    assert learned.yields_after[7, 2, 0, 1] == pytest.approx(learned.yields[2])  # unseen pair: the type's mean
+    shrunk = example.TypeStats(prior=3.0)
+    for name in ("yield", "overlap", "after"):
+        setattr(shrunk, f"{name}_sums", getattr(stats, f"{name}_sums"))
+        setattr(shrunk, f"{name}_counts", getattr(stats, f"{name}_counts"))
+    assert shrunk.snapshot().yields[3] == pytest.approx((2 + 3 * 7 / 5) / 4)  # pulled towards the mean, 7/5
+    assert example.TypeStats().snapshot().yields.tolist() == [0.0] * example.N_TYPES
+
+
+def test_the_history_reads_what_the_training_tasks_taught_about_the_types_asked():
+    example = _example()
+    candidates = example.Candidates.from_prd(PRD, terms=2)
+    column = {name: i for i, name in enumerate(example.DYNAMIC)}
+    n = example.N_TYPES
+    overlap, yields, after = np.full((n, n, 2), 0.3), np.arange(n, dtype=float), np.ones((n, n, 2, 2))
+    overlap[2, 3, 0], after[0, 3, 0, 0] = 0.9, 5.0
+    history = example.History(learned=example.TypeKnowledge(overlap, yields, after))
+    errors, messages, formats = (candidates.kinds.index(f"generic:{i}") for i in (2, 3, 0))
+    features = history.features(candidates)
+    assert not features[:, column["learned overlap with answered, max"]].any()  # nothing answered yet
+    assert features[:, column["learned yield given asked"]].tolist() == candidates.types.tolist()  # the type means
+    history.record(candidates, errors, "Errors are one line.", False)
+    history.record(candidates, formats, "I don't have more detail on that specific point.", True)  # a fallback
+    features = history.features(candidates)
+    assert features[messages, column["learned overlap with answered, max"]] == pytest.approx(0.9)
+    assert features[formats, column["learned overlap with answered, max"]] == pytest.approx(0.3)
+    assert features[messages, column["learned yield given asked"]] == pytest.approx(3.0)  # mean of 1 and 5
+    history.record(candidates, formats, "Output is one line per file.", False)
+    features = history.features(candidates)
+    assert features[messages, column["learned overlap with answered, sum"]] == pytest.approx(1.2)
