@@ -254,9 +254,14 @@ class TypeStats:
 
     Args:
         prior: Pseudo-observations of the broader mean added to every entry (shrinks rare types and pairs).
+
+    Raises:
+        ValueError: if ``prior`` is negative or not finite.
     """
 
     def __init__(self, prior: float = 5.0) -> None:
+        if not math.isfinite(prior) or prior < 0:
+            raise ValueError(f"prior must be a finite number >= 0, got {prior!r}")
         self.prior = prior
         self.overlap_sums, self.overlap_counts = np.zeros((2, N_TYPES, N_TYPES, 2))
         self.yield_sums, self.yield_counts = np.zeros((2, N_TYPES))

@@ -213,6 +213,9 @@ def test_type_stats_learn_yields_overlaps_and_yields_after_a_fallback_and_shrink
         setattr(shrunk, f"{name}_counts", getattr(stats, f"{name}_counts"))
     assert shrunk.snapshot().yields[3] == pytest.approx((2 + 3 * 7 / 5) / 4)  # pulled towards the mean, 7/5
     assert example.TypeStats().snapshot().yields.tolist() == [0.0] * example.N_TYPES
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="prior must be a finite number >= 0, got"):
+            example.TypeStats(prior=bad)
 
 
 def test_the_history_reads_what_the_training_tasks_taught_about_the_types_asked():
