@@ -10,18 +10,18 @@ Run: python baselines/heuristic_clarifier.py --tasks builtin --levels L1,L2 [--b
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections import Counter
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 
 import icae_env
 from icae_env.envs.clarify import STOP, ClarifyEnv
-from icae_env.runner import resolve_tasks
-from icae_env.tasks import Task
+from icae_env.errors import ArgumentError
+from icae_env.run import resolve_tasks
+from icae_env.run.args import SuiteArgs, parse_args
 from icae_env.user_agent.text import STOPWORDS
 
 ENV_ID = "icae/Clarify-v0"
@@ -104,7 +104,7 @@ def prd_terms(prd: str, limit: int = 10) -> list[str]:
     Three-word phrases count only when they occur at least twice (once is usually a clause, not a term).
     """
     if limit < 0:
-        raise ValueError(f"limit must be >= 0, got {limit!r}")
+        raise ArgumentError(f"limit must be >= 0, got {limit!r}")
     counts = {p: c for p, c in _phrases(prd).items() if c >= 2 or p.count(" ") < 2}
     ranked = sorted(counts, key=lambda p: (-(counts[p] * (1 + 0.5 * p.count(" "))), p))
     chosen: list[str] = []
@@ -139,19 +139,15 @@ def candidate_questions(prd: str, terms: int = 10) -> list[tuple[str, str]]:
 
 
 @dataclass
-class Args:
+class Args(SuiteArgs):
     """Command-line arguments."""
 
-    tasks: str = "builtin"
-    """comma-separated task names or pack paths; 'builtin' selects every built-in task"""
     levels: str = "L1,L2"
     """comma-separated levels (L1, L2, L3, ground)"""
     budget: int = 8
     """questions per episode"""
     question_cost: float = 0.02
     """reward subtracted per question"""
-    seed: int = 0
-    """reset seed"""
 
 
 class HeuristicClarifier:
@@ -161,12 +157,12 @@ class HeuristicClarifier:
 
     def __init__(self, terms: int = 10) -> None:
         if terms < 0:
-            raise ValueError(f"terms must be >= 0, got {terms!r}")
+            raise ArgumentError(f"terms must be >= 0, got {terms!r}")
         self.terms = terms
         self._queue: list[str] = []
 
-    def reset(self, task: Task | None, level: str, observation: dict[str, Any], seed: int | None) -> None:
-        """Plan the questions from the PRD (the observation text); ``task`` is not read."""
+    def reset(self, observation: dict[str, Any], info: dict[str, Any], seed: int | None) -> None:
+        """Plan the questions from the PRD (the observation text)."""
         generic = list(GENERIC_QUESTIONS)
         specific = [TERM_TEMPLATES[0].format(term=t) for t in prd_terms(observation["output"], self.terms)]
         self._queue = [q for pair in zip(generic, specific + [""] * len(generic), strict=False) for q in pair if q]
@@ -186,7 +182,7 @@ def make_env(budget: int, question_cost: float) -> gym.Env:
 def run(policy: HeuristicClarifier, env: gym.Env, task: str, level: str, seed: int) -> dict[str, Any]:
     """Run one episode; return the task, level, task-specific coverage (%), questions and return."""
     observation, info = env.reset(seed=seed, options={"task": task, "level": level})
-    policy.reset(None, level, observation, seed)
+    policy.reset(observation, info, seed)
     total, done = 0.0, False
     while not done:
         observation, reward, terminated, truncated, info = env.step(policy.act(observation, info))
@@ -204,12 +200,9 @@ def run(policy: HeuristicClarifier, env: gym.Env, task: str, level: str, seed: i
 
 def main() -> None:
     """Run the heuristic clarifier over the selected tasks and levels and print a coverage table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for field in fields(Args):
-        parser.add_argument(f"--{field.name}", type=type(field.default), default=field.default)
-    args = Args(**vars(parser.parse_args()))
+    args = parse_args(Args, __doc__)
     env, policy = make_env(args.budget, args.question_cost), HeuristicClarifier()
-    rows = [run(policy, env, t, lv, args.seed) for t in resolve_tasks(args.tasks) for lv in args.levels.split(",")]
+    rows = [run(policy, env, t, lv, args.seed) for t in resolve_tasks(args.tasks) for lv in args.level_list]
     env.close()
     print(f"{'task':<16}{'level':<7}{'coverage':>9}{'questions':>10}{'fallback':>9}{'return':>8}")
     for r in rows:

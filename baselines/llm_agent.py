@@ -13,23 +13,23 @@ Run: OPENAI_API_KEY=... python baselines/llm_agent.py --tasks builtin/unidiff --
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 import icae_env
-from icae_env.rollout import EpisodeResult, run_episode
-from icae_env.runner import format_table, resolve_tasks
-from icae_env.tasks import Task
-from wrappers import ChatObservations, RecordEpisode, TextActions, tool_schemas
+from icae_env.errors import ArgumentError
+from icae_env.run import EpisodeJob, EpisodeResult, RolloutReport, format_table, make_jobs, resolve_tasks, run_episode
+from icae_env.run.args import SuiteArgs, parse_args
+from icae_env.run.records import ResultSink
+from icae_env.wrappers import ChatObservations, RecordEpisode, TextActions, tool_schemas
 
 ENV_ID = "icae/ProjectBuild-v0"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -38,21 +38,17 @@ _RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
 @dataclass
-class Args:
-    """Command-line arguments."""
+class Args(SuiteArgs):
+    """Command-line arguments (the seed is also sent to the endpoint)."""
 
+    tasks: str = "builtin/unidiff"
+    """comma-separated task names or pack paths; 'builtin' selects every built-in task"""
     base_url: str = ""
     """chat-completions base URL (empty: $OPENAI_BASE_URL, else https://api.openai.com/v1)"""
     model: str = ""
     """model name (empty: $OPENAI_MODEL, else gpt-4o-mini)"""
     api_key: str = ""
     """API key (empty: $OPENAI_API_KEY; none at all: no Authorization header)"""
-    tasks: str = "builtin/unidiff"
-    """comma-separated task names or pack paths; 'builtin' selects every built-in task"""
-    levels: str = "L1"
-    """comma-separated levels (L1, L2, L3, ground)"""
-    seed: int = 0
-    """reset seed (also sent to the endpoint)"""
     budget: int = 16
     """clarification questions per episode"""
     max_steps: int = 80
@@ -67,8 +63,6 @@ class Args:
     """HTTP timeout per call"""
     retries: int = 4
     """retries per call on 429, 5xx and connection errors (exponential back-off from 1 s)"""
-    out: str = ""
-    """output directory for results.jsonl, summary.md, transcripts/ and trajectories/ (empty: none)"""
 
 
 class ChatClient:
@@ -86,9 +80,9 @@ class ChatClient:
         self, base_url: str, api_key: str = "", timeout_s: float = 300.0, retries: int = 4, backoff_s: float = 1.0
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
+            raise ArgumentError(f"base_url must start with http:// or https://, got {base_url!r}")
         if retries < 0 or timeout_s <= 0 or backoff_s < 0:
-            raise ValueError(
+            raise ArgumentError(
                 f"need retries >= 0, timeout_s > 0 and backoff_s >= 0; got {retries}, {timeout_s}, {backoff_s}"
             )
         self.url = base_url.rstrip("/") + "/chat/completions"
@@ -153,8 +147,8 @@ class LLMAgent:
         self.usage = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0}
         self._seed: int | None = None
 
-    def reset(self, task: Task, level: str, observation: Any, seed: int | None) -> None:
-        """Start an episode (the agent is honest: it reads only the transcript, never ``task``)."""
+    def reset(self, observation: Any, info: dict[str, Any], seed: int | None) -> None:
+        """Start an episode (the agent reads only the transcript)."""
         self._seed = seed
 
     def act(self, observation: Any, info: dict[str, Any]) -> dict[str, Any]:
@@ -201,42 +195,31 @@ def make_env(args: Args, task: str, level: str, record_dir: Path | None) -> Chat
     return ChatObservations(TextActions(env))
 
 
-def _run_one(args: Args, agent: LLMAgent, task: str, level: str, out: Path | None) -> EpisodeResult:
-    """Run one episode; with ``out``, save its transcript and append its result line (flushed as it finishes)."""
-    env = make_env(args, task, level, out / "trajectories" if out else None)
+def _run_one(args: Args, agent: LLMAgent, job: EpisodeJob, sink: ResultSink) -> EpisodeResult:
+    """Run one episode; its result goes to the run's sink and, with an output directory, its transcript too."""
+    env = make_env(args, job.task, job.level, sink.out / "trajectories" if sink.out else None)
     try:
-        result = run_episode(env, agent, seed=args.seed, options={"task": task, "level": level})
-        if out:
-            path = out / "transcripts" / f"{Path(task).name}-{level}-{args.seed}.json"
+        result = run_episode(env, agent, seed=job.seed, options=job.options)
+        if sink.out:
+            path = sink.out / "transcripts" / f"{Path(job.task).name}-{job.level}-{job.seed}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(env.transcript, ensure_ascii=False, indent=1), encoding="utf-8")
-            with open(out / "results.jsonl", "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(result.model_dump(mode="json")) + "\n")
+        sink.episode(job, result, None)
         return result
     finally:
         env.close()
 
 
-def _parse_args() -> Args:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for field in fields(Args):
-        kind = type(field.default)
-        convert = (lambda text: text.lower() in ("1", "true", "yes")) if kind is bool else kind
-        parser.add_argument(f"--{field.name}", type=convert, default=field.default)
-    return Args(**vars(parser.parse_args()))
-
-
 def main() -> None:
     """Run the LLM agent over the selected tasks and levels and print the result table and token usage."""
-    args = _parse_args()
+    args = parse_args(Args, __doc__)
     base_url, model, key = resolve_endpoint(args)
     client = ChatClient(base_url, key, timeout_s=args.timeout_s, retries=args.retries)
     agent = LLMAgent(client, model, tool_schemas() if args.native_tools else None, args.temperature, args.max_tokens)
-    out = Path(args.out) if args.out else None
-    if out:
-        (out / "transcripts").mkdir(parents=True, exist_ok=True)
-    results = [_run_one(args, agent, t, lv, out) for t in resolve_tasks(args.tasks) for lv in args.levels.split(",")]
-    if out:
-        (out / "summary.md").write_text(f"# icae-env run: llm ({model})\n\n{format_table(results, markdown=True)}\n")
+    jobs = make_jobs(resolve_tasks(args.tasks), args.level_list, (args.seed,))
+    sink = ResultSink(len(jobs), Path(args.out) if args.out else None, progress=False, on_result=None)
+    results = [_run_one(args, agent, job, sink) for job in jobs]
+    sink.write_summary(f"llm ({model})", args.level_list, RolloutReport(results))
     print(format_table(results))
     usage = agent.usage
     print(

@@ -1,12 +1,10 @@
-"""Oracle baseline (the upper bound): asks about the hidden constraints, writes the golden solution, submits.
+"""Oracle baseline (the upper bound): asks about the hidden records, delivers the golden solution, submits.
 
-For revision tasks (``icae/Revision-v0``) it writes the golden revision's changed files over the starting app
-and removes the files the golden revision deleted.
-
-It is privileged by design: it reads the task's hidden records and golden directory, but acts only through
-``env.step`` (ask, write_file, bash, submit), so the score it gets is the score of the golden solution delivered
-through the environment. Task-specific records are asked first; boilerplate and test-file records follow while
-questions remain.
+It is privileged by design (``privileged = True``): the run layer hands it the task kind's
+:class:`~icae_env.core.Solution` (the questions that reveal every record, and the actions that write the golden
+solution; for revision tasks, the golden revision's changes over the starting app). It still acts only through
+``env.step``, so its score is the score of the golden solution delivered through the environment. Its
+trajectories therefore contain what it wrote: the golden files.
 
 Run: python baselines/oracle_agent.py --tasks builtin --levels L1,L2,L3 [--out runs/oracle]
      python baselines/oracle_agent.py --tasks revision
@@ -14,80 +12,39 @@ Run: python baselines/oracle_agent.py --tasks builtin --levels L1,L2,L3 [--out r
 
 from __future__ import annotations
 
-import argparse
-import os
 from collections import deque
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
-from icae_env.revision import RevisionTask
-from icae_env.runner import format_table, resolve_tasks, run_suite
-from icae_env.tasks import Task
+from icae_env.core import Solution
+from icae_env.run import format_table, resolve_tasks, run_suite
+from icae_env.run.args import SuiteArgs, parse_args
 
 
 @dataclass
-class Args:
+class Args(SuiteArgs):
     """Command-line arguments."""
-
-    tasks: str = "builtin"
-    """comma-separated task names or pack paths; 'builtin' selects every built-in task"""
-    levels: str = "L1"
-    """comma-separated levels (L1, L2, L3, ground)"""
-    seed: int = 0
-    """reset seed"""
-    out: str = ""
-    """output directory for results.jsonl and summary.md (empty: none)"""
 
 
 class OracleAgent:
-    """Asks each hidden record's first trigger, writes every golden file, makes executables executable, submits."""
+    """Asks the solution's questions while the budget lasts, then takes its actions, then submits."""
 
     name = "oracle"
+    privileged = True
 
     def __init__(self) -> None:
-        self._questions: deque[dict[str, Any]] = deque()
+        self._questions: deque[str] = deque()
         self._actions: deque[dict[str, Any]] = deque()
 
-    def reset(self, task: Task | RevisionTask, level: str, observation: dict[str, Any], seed: int | None) -> None:
-        """Plan the episode from the task's hidden data and golden solution."""
-        records = task.user_agent_data(level).hidden_constraints
-        ordered = [r for r in records if r.is_task_specific] + [r for r in records if not r.is_task_specific]
-        self._questions = deque({"tool": "ask", "question": r.trigger_keywords[0]} for r in ordered)
-        self._actions = deque()
-        if task.golden_dir is None:
-            return
-        start = getattr(task, "start_dir", None)
-        executables = []
-        for path in sorted(p for p in task.golden_dir.rglob("*") if p.is_file()):
-            relative = path.relative_to(task.golden_dir).as_posix()
-            if (
-                start is not None
-                and (start / relative).is_file()
-                and (start / relative).read_bytes() == path.read_bytes()
-            ):
-                continue  # a revision keeps this file as it is
-            try:
-                content = path.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                continue
-            self._actions.append({"tool": "write_file", "path": relative, "content": content})
-            if os.access(path, os.X_OK):
-                executables.append(relative)
-        if executables:
-            self._actions.append({"tool": "bash", "command": "chmod +x " + " ".join(f"'{p}'" for p in executables)})
-        if start is not None:
-            removed = [
-                p.relative_to(start).as_posix()
-                for p in sorted(start.rglob("*"))
-                if p.is_file() and not (task.golden_dir / p.relative_to(start)).exists()
-            ]
-            if removed:
-                self._actions.append({"tool": "bash", "command": "rm -f " + " ".join(f"'{p}'" for p in removed)})
+    def reset(self, observation: dict[str, Any], info: dict[str, Any], seed: int | None, *, solution: Solution) -> None:
+        """Plan the episode from the privileged solution."""
+        self._questions = deque(solution.questions)
+        self._actions = deque(solution.actions)
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
         """Ask while questions remain, then write files, then submit."""
         if self._questions and observation["questions_left"] > 0:
-            return self._questions.popleft()
+            return {"tool": "ask", "question": self._questions.popleft()}
         if self._actions:
             return self._actions.popleft()
         return {"tool": "submit"}
@@ -95,13 +52,8 @@ class OracleAgent:
 
 def main() -> None:
     """Run the oracle over the selected tasks and levels and print the result table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for field in fields(Args):
-        parser.add_argument(f"--{field.name}", type=type(field.default), default=field.default)
-    args = Args(**vars(parser.parse_args()))
-    results = run_suite(
-        OracleAgent, resolve_tasks(args.tasks), args.levels.split(","), (args.seed,), out_dir=args.out or None
-    )
+    args = parse_args(Args, __doc__)
+    results = run_suite(OracleAgent, resolve_tasks(args.tasks), args.level_list, (args.seed,), out_dir=args.out or None)
     print(format_table(results))
 
 

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from baselines.heuristic_clarifier import candidate_questions
+from icae_env.baselines.heuristic_clarifier import candidate_questions
 from icae_env.envs.clarify import STOP, ClarifyEnv
 from icae_env.tasks import list_tasks
 

@@ -28,9 +28,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import icae_env  # noqa: E402
-from baselines.oracle_agent import OracleAgent  # noqa: E402
+from icae_env.baselines.oracle_agent import OracleAgent  # noqa: E402
 from icae_env.parallel import RayVectorEnv, ray_session, rollout  # noqa: E402
-from icae_env.runner import ENV_ID, resolve_tasks  # noqa: E402
+from icae_env.run import resolve_tasks  # noqa: E402
+
+ENV_ID = "icae/ProjectBuild-v0"
 
 ACTIONS = {"view": {"tool": "view", "path": "."}, "bash true": {"tool": "bash", "command": "true"}}
 STEP_KWARGS: dict[str, Any] = {"task": "builtin/config-lint", "max_steps": 1_000_000, "score_on_truncation": False}

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from baselines.heuristic_clarifier import (
+from icae_env.baselines.heuristic_clarifier import (
     GENERIC_QUESTIONS,
     TERM_TEMPLATES,
     candidate_questions,

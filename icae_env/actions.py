@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from icae_env.errors import IcaeEnvError
+
 __all__ = [
     "Action",
     "ActionParseError",
@@ -92,7 +94,7 @@ _ADAPTER: TypeAdapter[Any] = TypeAdapter(Action)
 TOOLS = ("bash", "write_file", "str_replace", "view", "ask", "submit")
 
 
-class ActionParseError(ValueError):
+class ActionParseError(IcaeEnvError, ValueError):
     """The action is malformed; the message says what was expected and what was received."""
 
 

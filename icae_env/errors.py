@@ -8,10 +8,16 @@ as observations.
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import gymnasium.error
 
 __all__ = [
     "IcaeEnvError",
+    "ArgumentError",
+    "ArgumentTypeError",
+    "UnknownNameError",
     "TaskValidationError",
     "TaskNotFoundError",
     "IcaeImportError",
@@ -20,11 +26,28 @@ __all__ = [
     "SandboxPathError",
     "DependencyNotInstalled",
     "ResetNeeded",
+    "check_int",
+    "check_number",
 ]
 
 
 class IcaeEnvError(Exception):
     """Base class of every error raised by icae-env."""
+
+
+class ArgumentError(IcaeEnvError, ValueError):
+    """A function, constructor or command got a bad value; the message gives the expected and received value."""
+
+
+class ArgumentTypeError(IcaeEnvError, TypeError):
+    """A function or constructor got a value of the wrong type."""
+
+
+class UnknownNameError(ArgumentError):
+    """A name looked up in one of the registration tables (env, task kind, sandbox, router, agent) is unknown.
+
+    The message lists the valid names and, when one is close, suggests it.
+    """
 
 
 class TaskValidationError(IcaeEnvError, ValueError):
@@ -74,3 +97,17 @@ class DependencyNotInstalled(IcaeEnvError, ImportError):
 
     def __init__(self, package: str, extra: str) -> None:
         super().__init__(f'{package} is not installed; run `pip install "icae-env[{extra}]"`')
+
+
+def check_int(name: str, value: Any, low: int) -> int:
+    """Return ``value`` when it is an int >= ``low`` (bools excluded), else raise :class:`ArgumentError`."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ArgumentError(f"{name} must be an int >= {low}, got {value!r}")
+    return value
+
+
+def check_number(name: str, value: Any, low: float = 0.0) -> float:
+    """Return ``value`` as a float when it is a finite number >= ``low``, else raise :class:`ArgumentError`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < low:
+        raise ArgumentError(f"{name} must be a finite number >= {low:g}, got {value!r}")
+    return float(value)

@@ -1,17 +1,45 @@
-"""The one table of registered environments, and the function that registers it with Gymnasium.
+"""The registration tables: environments, task kinds, sandbox backends, User Agent routers and baseline agents.
 
-IDs are ``icae/<Name>-v<N>``; any change to behaviour or grading bumps ``N``. Entry points are strings so that
-``EnvSpec`` stays serialisable (Ray workers rebuild envs from it).
+Everything that is chosen by name is listed here, once, as plain strings (``"module:attr"`` entry points that
+are imported on first use), so that optional extras stay optional and the tables can travel to Ray workers.
+
+* :data:`ENV_FAMILIES`: ``icae/<Name>-v<N>`` ids; any change to behaviour or grading bumps ``N``.
+* :data:`TASK_KINDS`: the task kinds (:class:`icae_env.core.TaskKind`), each with the env that runs it and the
+  suite word that ``icae-env run --tasks`` expands to every task of the kind.
+* :data:`SANDBOX_BACKENDS`, :data:`ROUTERS`, :data:`AGENTS`: name -> entry point.
+
+Adding a task kind is one module (the kind) plus one :class:`KindEntry` row, given to :func:`register_kind` at
+run time or added to :data:`TASK_KINDS`. Rows registered at run time are what :func:`runtime_rows` returns; the
+run layer hands them to its Ray workers, which :func:`apply_rows` them before building environments.
 """
 
 from __future__ import annotations
 
+import difflib
+import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
 
-__all__ = ["EnvFamily", "ENV_FAMILIES", "register_envs"]
+from icae_env.errors import UnknownNameError
+
+__all__ = [
+    "AGENTS",
+    "ENV_FAMILIES",
+    "ROUTERS",
+    "SANDBOX_BACKENDS",
+    "TASK_KINDS",
+    "EnvFamily",
+    "KindEntry",
+    "apply_rows",
+    "kind_entries",
+    "load_entry_point",
+    "register_envs",
+    "register_kind",
+    "resolve",
+    "runtime_rows",
+]
 
 
 @dataclass(frozen=True)
@@ -29,6 +57,25 @@ class EnvFamily:
     entry_point: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     nondeterministic: bool = False
+
+
+@dataclass(frozen=True)
+class KindEntry:
+    """One task kind.
+
+    Attributes:
+        name: The kind's name (``build``, ``revision``), also the ``kind=`` argument of the generic env.
+        entry_point: ``"module:Class"`` of the :class:`~icae_env.core.TaskKind` implementation.
+        env_id: The environment that runs the kind's tasks (``icae-env run`` picks it from the tasks).
+        suite: The word ``--tasks`` expands to every task the kind lists (``builtin``, ``revision``).
+        env: An environment family to register with the kind (None: ``env_id`` is registered already).
+    """
+
+    name: str
+    entry_point: str
+    env_id: str
+    suite: str = ""
+    env: EnvFamily | None = None
 
 
 ENV_FAMILIES: tuple[EnvFamily, ...] = (
@@ -49,17 +96,113 @@ ENV_FAMILIES: tuple[EnvFamily, ...] = (
     ),
 )
 
+#: Looked up in this order: the first kind that owns a task name runs it; ``build`` owns whatever is left.
+TASK_KINDS: tuple[KindEntry, ...] = (
+    KindEntry("revision", "icae_env.kinds.revision:RevisionKind", "icae/Revision-v0", suite="revision"),
+    KindEntry("build", "icae_env.kinds.build:BuildKind", "icae/ProjectBuild-v0", suite="builtin"),
+)
+
+SANDBOX_BACKENDS: dict[str, str] = {
+    "local": "icae_env.sandbox.local:LocalSandbox",
+    "docker": "icae_env.sandbox.docker:DockerSandbox",
+}
+
+ROUTERS: dict[str, str] = {
+    "lexical": "icae_env.user_agent.lexical:LexicalRouter",
+    "embedding": "icae_env.user_agent.embedding:EmbeddingRouter",
+    "llm": "icae_env.user_agent.llm:LLMRouter",
+}
+
+AGENTS: dict[str, str] = {
+    "oracle": "icae_env.baselines.oracle_agent:OracleAgent",
+    "random": "icae_env.baselines.random_agent:RandomAgent",
+}
+
+_TABLES: dict[str, dict[str, str]] = {"sandbox backend": SANDBOX_BACKENDS, "router": ROUTERS, "agent": AGENTS}
+_KINDS: dict[str, KindEntry] = {entry.name: entry for entry in TASK_KINDS}
+_RUNTIME: list[KindEntry] = []
+
+
+def load_entry_point(entry_point: str) -> Any:
+    """Import and return the attribute named by ``"module:attr"``."""
+    module, _, attr = entry_point.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def unknown(what: str, name: object, known: list[str]) -> UnknownNameError:
+    """Return the error for an unknown ``name`` of a table (``expected one of [...]``, a close match suggested)."""
+    close = difflib.get_close_matches(str(name), known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return UnknownNameError(f"unknown {what} {name!r}; expected one of {sorted(known)}{hint}")
+
+
+def resolve(what: str, name: str) -> Any:
+    """Return the object registered as ``name`` in table ``what`` (``sandbox backend``, ``router``, ``agent``).
+
+    A ``"module:attr"`` string is accepted as well, for objects that are not in the table.
+
+    Raises:
+        UnknownNameError: for a name that is neither registered nor an entry point.
+    """
+    table = _TABLES[what]
+    if isinstance(name, str) and name in table:
+        return load_entry_point(table[name])
+    if isinstance(name, str) and ":" in name:
+        return load_entry_point(name)
+    raise unknown(what, name, list(table))
+
+
+def kind_entries() -> list[KindEntry]:
+    """Every registered task kind, in look-up order (run-time registrations first)."""
+    runtime = [e for e in _KINDS.values() if e in _RUNTIME]
+    return runtime + [e for e in _KINDS.values() if e not in _RUNTIME]
+
+
+def kind_entry(name: str) -> KindEntry:
+    """Return the kind registered as ``name``.
+
+    Raises:
+        UnknownNameError: naming the registered kinds.
+    """
+    if name not in _KINDS:
+        raise unknown("task kind", name, list(_KINDS))
+    return _KINDS[name]
+
+
+def _register_env(family: EnvFamily) -> None:
+    if family.id in gym.registry:
+        return
+    gym.register(
+        id=family.id,
+        entry_point=family.entry_point,
+        kwargs=dict(family.kwargs),
+        nondeterministic=family.nondeterministic,
+        disable_env_checker=False,
+        order_enforce=False,  # the env raises icae_env.errors.ResetNeeded itself, with a clearer message
+    )
+
+
+def register_kind(entry: KindEntry) -> None:
+    """Register a task kind (and its environment family, when the entry carries one); idempotent per name."""
+    if entry.name not in _KINDS:
+        _KINDS[entry.name] = entry
+        _RUNTIME.append(entry)
+    if entry.env is not None:
+        _register_env(entry.env)
+
+
+def runtime_rows() -> tuple[KindEntry, ...]:
+    """The kinds registered at run time (what a worker process must :func:`apply_rows` to build their envs)."""
+    return tuple(_RUNTIME)
+
+
+def apply_rows(rows: tuple[KindEntry, ...]) -> None:
+    """Register ``rows`` (from :func:`runtime_rows` of another process) in this one."""
+    for row in rows:
+        register_kind(row)
+
 
 def register_envs() -> None:
     """Register every family in :data:`ENV_FAMILIES` (idempotent)."""
     for family in ENV_FAMILIES:
-        if family.id in gym.registry:
-            continue
-        gym.register(
-            id=family.id,
-            entry_point=family.entry_point,
-            kwargs=dict(family.kwargs),
-            nondeterministic=family.nondeterministic,
-            disable_env_checker=False,
-            order_enforce=False,  # the env raises icae_env.errors.ResetNeeded itself, with a clearer message
-        )
+        _register_env(family)

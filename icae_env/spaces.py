@@ -11,9 +11,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 from gymnasium.spaces import Space
 
-__all__ = ["UnicodeText", "ActionSpace"]
+__all__ = ["UnicodeText", "ActionSpace", "MAX_OBSERVATION_CHARS", "SOURCES", "observation_space"]
 
 # Characters used by sample(): printable ASCII, whitespace and a few non-ASCII letters and symbols.
 _SAMPLE_CHARS = [chr(c) for c in range(32, 127)] + list("\n\té漢ß€→😀")
@@ -111,3 +112,27 @@ class ActionSpace(Space[dict]):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ActionSpace)
+
+
+#: What produced an observation's text (the ``source`` observation field is its index).
+SOURCES = ("tool", "user", "env")
+MAX_OBSERVATION_CHARS = 200_000
+
+
+def observation_space(budget: int, max_steps: int, exit_codes: int) -> spaces.Dict:
+    """Return the observation space every env shares.
+
+    Args:
+        budget: Questions per episode (``questions_left`` ranges over 0..budget).
+        max_steps: Steps per episode.
+        exit_codes: How many exit codes from -1 up (257 for shell commands, 1 when there are none).
+    """
+    return spaces.Dict(
+        {
+            "output": UnicodeText(MAX_OBSERVATION_CHARS + 1000),
+            "source": spaces.Discrete(len(SOURCES)),
+            "exit_code": spaces.Discrete(exit_codes, start=-1),
+            "questions_left": spaces.Discrete(budget + 1),
+            "step": spaces.Discrete(max_steps + 1),
+        }
+    )

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from baselines.oracle_agent import OracleAgent
-from baselines.random_agent import RandomAgent
-from icae_env.runner import run_suite
+from icae_env.baselines.oracle_agent import OracleAgent
+from icae_env.baselines.random_agent import RandomAgent
+from icae_env.run import run_suite
 from icae_env.tasks import list_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,8 +40,8 @@ def test_oracle_scores_one_everywhere_and_random_zero():
 
 def test_random_agent_is_seeded():
     first, second = RandomAgent(3), RandomAgent(3)
-    first.reset(None, "L1", {}, 7)  # type: ignore[arg-type]
-    second.reset(None, "L1", {}, 7)  # type: ignore[arg-type]
+    first.reset({}, {}, 7)
+    second.reset({}, {}, 7)
     assert [first.act({}, {}) for _ in range(4)] == [second.act({}, {}) for _ in range(4)]
     with pytest.raises(ValueError, match="steps must be >= 0, got -1"):
         RandomAgent(-1)

@@ -13,5 +13,7 @@ def test_ruff_clean():
 
 
 def test_mypy_clean():
-    result = subprocess.run([sys.executable, "-m", "mypy", "icae_env"], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "icae_env", "wrappers", "baselines"], cwd=ROOT, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -12,11 +12,18 @@ import pytest
 from openai_stub import OpenAIStub, request_problems
 
 import icae_env
-from baselines.llm_agent import Args, ChatClient, LLMAgent, resolve_endpoint
+from icae_env.baselines.llm_agent import Args, ChatClient, LLMAgent, resolve_endpoint
+from icae_env.run.trajectory import read_trajectory
 from icae_env.sandbox.local import bwrap_available
 from icae_env.tasks import load_task
-from icae_env.trajectory import read_trajectory
-from wrappers import INVALID_ACTION, ChatObservations, TextActions, assistant_turns, parse_text_action, tool_schemas
+from icae_env.wrappers import (
+    INVALID_ACTION,
+    ChatObservations,
+    TextActions,
+    assistant_turns,
+    parse_text_action,
+    tool_schemas,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK = "builtin/unidiff"

@@ -5,11 +5,10 @@ import json
 import pytest
 
 import icae_env
-from baselines.oracle_agent import OracleAgent
-from icae_env.rollout import EpisodeResult, run_episode
-from icae_env.runner import format_table, resolve_tasks, run_suite
+from icae_env.baselines.oracle_agent import OracleAgent
+from icae_env.run import EpisodeResult, format_table, resolve_tasks, run_episode, run_suite
+from icae_env.run.trajectory import TrajectoryWriter, read_trajectory, replay
 from icae_env.tasks import list_tasks
-from icae_env.trajectory import TrajectoryWriter, read_trajectory, replay
 
 
 class Scripted:
@@ -18,7 +17,7 @@ class Scripted:
     def __init__(self, actions):
         self.actions = list(actions)
 
-    def reset(self, task, level, observation, seed):
+    def reset(self, observation, info, seed):
         self.queue = list(self.actions)
 
     def act(self, observation, info):

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from baselines.heuristic_clarifier import (
+from icae_env.baselines.heuristic_clarifier import (
     GENERIC_QUESTIONS,
     TERM_TEMPLATES,
     HeuristicClarifier,
@@ -58,7 +58,7 @@ def test_the_heuristic_reads_only_the_prd_and_stops_at_the_budget():
     env = ClarifyEnv(task="builtin/unidiff", budget=4, question_cost=0.0)
     policy = HeuristicClarifier()
     observation, info = env.reset(seed=0)
-    policy.reset(None, "L1", observation, 0)  # no task: the heuristic never reads it
+    policy.reset(observation, {}, 0)  # what the agent sees: the heuristic never has the task
     asked, done = [], False
     while not done:
         action = policy.act(observation, info)

@@ -18,9 +18,9 @@ from gymnasium import spaces
 from gymnasium.spaces import Space
 from pydantic import BaseModel
 
-from icae_env.trajectory import jsonable
-from wrappers.text_parsing import content_text
-from wrappers.tool_schema import check_tools, tool_instructions, tool_schemas
+from icae_env.run.trajectory import jsonable
+from icae_env.wrappers.text_parsing import content_text
+from icae_env.wrappers.tool_schema import check_tools, tool_instructions, tool_schemas
 
 __all__ = ["ChatObservations", "Messages", "ROLES", "DEFAULT_SYSTEM_PROMPT", "assistant_turns"]
 

@@ -1,4 +1,4 @@
-"""``RecordEpisode``: write each episode to its own JSONL trajectory that :func:`icae_env.trajectory.replay` re-runs."""
+"""``RecordEpisode``: write each episode to its own JSONL trajectory that :func:`icae_env.run.replay` re-runs."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
-from icae_env.tasks import Task
-from icae_env.trajectory import TrajectoryWriter, jsonable
+from icae_env.errors import ArgumentError, ArgumentTypeError
+from icae_env.run.trajectory import TrajectoryWriter, trajectory_header
 
 __all__ = ["RecordEpisode"]
 
@@ -19,7 +19,7 @@ def _check_directly_on_env(env: gym.Env) -> None:
     """Replays re-run the bare env, so nothing below the recorder may change actions, observations or rewards."""
     while isinstance(env, gym.Wrapper):
         if isinstance(env, _CHANGES_WHAT_IS_RECORDED):
-            raise ValueError(
+            raise ArgumentError(
                 f"RecordEpisode must wrap the env below {type(env).__name__}: a replay re-runs the bare env, so "
                 "the recorded actions, observations and rewards must be the env's own "
                 "(e.g. TextActions(RecordEpisode(env)))"
@@ -32,10 +32,11 @@ class RecordEpisode(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     ``n`` counts episodes from 0, skipping names that already exist (earlier runs are never overwritten).
 
-    The lines are those of :class:`icae_env.trajectory.TrajectoryWriter`: a ``reset`` line with the env ID, its
-    constructor arguments (tasks given as objects are recorded by id), seed, options, observation and info, then
+    The lines are those of :class:`icae_env.run.trajectory.TrajectoryWriter`: a ``reset`` line with the env ID, its
+    constructor arguments (:func:`~icae_env.run.trajectory.trajectory_header`: task objects by the reference that
+    loads them, never their hidden data), seed, options, observation and info, then
     one ``step`` line per step. A file is readable even when the process dies mid-episode, and
-    :func:`icae_env.trajectory.replay` re-runs it through ``icae_env.make`` (the env needs a registered ID). It
+    :func:`icae_env.run.trajectory.replay` re-runs it through ``icae_env.make`` (the env needs a registered ID). It
     changes nothing it records, so it subclasses :class:`gymnasium.Wrapper`; it must sit directly on the env.
 
     Args:
@@ -46,7 +47,7 @@ class RecordEpisode(gym.Wrapper, gym.utils.RecordConstructorArgs):
     Example:
         >>> import tempfile
         >>> from icae_env.envs.clarify import ClarifyEnv
-        >>> from icae_env.trajectory import read_trajectory
+        >>> from icae_env.run.trajectory import read_trajectory
         >>> folder = tempfile.mkdtemp()
         >>> env = RecordEpisode(ClarifyEnv(task="builtin/dep-resolver"), folder)
         >>> _ = env.reset(seed=0)
@@ -59,9 +60,9 @@ class RecordEpisode(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def __init__(self, env: gym.Env, directory: str | Path, name_prefix: str = "episode") -> None:
         if not isinstance(directory, (str, Path)) or not str(directory):
-            raise TypeError(f"directory must be a non-empty str or Path, got {directory!r}")
+            raise ArgumentTypeError(f"directory must be a non-empty str or Path, got {directory!r}")
         if not isinstance(name_prefix, str) or not name_prefix or "/" in name_prefix:
-            raise ValueError(f"name_prefix must be a non-empty file-name prefix without '/', got {name_prefix!r}")
+            raise ArgumentError(f"name_prefix must be a non-empty file-name prefix without '/', got {name_prefix!r}")
         _check_directly_on_env(env)
         gym.utils.RecordConstructorArgs.__init__(self, directory=str(directory), name_prefix=name_prefix)
         gym.Wrapper.__init__(self, env)
@@ -69,13 +70,6 @@ class RecordEpisode(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.paths: list[Path] = []
         self._writer: TrajectoryWriter | None = None
         self._steps = 0
-
-    def _spec(self) -> tuple[str | None, dict[str, Any]]:
-        spec = self.env.spec
-        if spec is None:
-            return None, {}
-        kwargs = {k: (v.id if isinstance(v, Task) else v) for k, v in spec.kwargs.items()}
-        return spec.id, jsonable(kwargs)
 
     def _next_path(self) -> Path:
         """The first free ``<prefix>-<n>.jsonl``: files of earlier runs in the folder are never overwritten."""
@@ -91,7 +85,7 @@ class RecordEpisode(gym.Wrapper, gym.utils.RecordConstructorArgs):
         path = self._next_path()
         self._writer, self._steps = TrajectoryWriter(path), 0
         self.paths.append(path)
-        self._writer.write_reset(*self._spec(), seed, options, observation, info)
+        self._writer.write_reset(*trajectory_header(self.env), seed, options, observation, info)
         return observation, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:

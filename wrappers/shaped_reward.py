@@ -8,9 +8,8 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
-from icae_env.actions import ActionParseError, Ask, Bash, parse_action
-from icae_env.scoring import score
-from icae_env.user_agent.grounded import GroundedUserAgent
+from icae_env.actions import ActionParseError, Bash, parse_action
+from icae_env.errors import ArgumentError, ArgumentTypeError
 
 __all__ = ["ShapedReward"]
 
@@ -22,7 +21,7 @@ def _no_action_wrapper_below(env: gym.Env) -> None:
     """ShapedReward must see the actions the env takes, so no action wrapper may sit between them."""
     while isinstance(env, gym.Wrapper):
         if isinstance(env, gym.ActionWrapper):
-            raise ValueError(
+            raise ArgumentError(
                 f"ShapedReward must wrap the env inside {type(env).__name__}: it reads the actions the env takes "
                 "(e.g. TextActions(ShapedReward(env)))"
             )
@@ -37,16 +36,16 @@ class ShapedReward(gym.RewardWrapper, gym.utils.RecordConstructorArgs):
     * ``constraint``: ``+constraint`` per task-specific hidden record that a question recovers for the first time
       (ARCH/HARNESS boilerplate and test-case files excluded, as in ``task_coverage``);
     * ``public``: ``+public * progress`` when a ``bash`` command matching ``test_command`` runs the public tests
-      and the workspace's Public pass rate, scored in a fresh sandbox, beats the best so far (so progress is paid
-      once and cannot be farmed by breaking and fixing the code);
+      and the env's visible progress (``env.unwrapped.progress()``: the Public pass rate, scored in a fresh sandbox
+      on a sanitised snapshot of the workspace, as ``submit`` scores it) beats the best so far (so progress is paid
+      once and cannot be farmed by breaking and fixing the code); kinds without visible tests pay nothing;
     * ``fallback``: ``-fallback`` per question the User Agent could not answer.
 
-    Which records a question hits comes from ``info["constraint_ids"]`` when the env reports it
-    (``icae/Clarify-v0``), else from a mirror of the env's grounded User Agent (same task, level, budget and
-    deterministic router) asked the same questions. Put it directly on the env, inside ``TextActions``.
+    The wrapper holds no hidden data: which records a question recovered and whether it fell back come from the
+    env's ``info["recovered"]`` and ``info["fallback"]``. Put it directly on the env, inside ``TextActions``.
 
     Args:
-        env: An icae-env env (``icae/ProjectBuild-v0`` or ``icae/Clarify-v0``).
+        env: An icae-env env (``icae/ProjectBuild-v0``, ``icae/Revision-v0`` or ``icae/Clarify-v0``).
         constraint: Reward per newly recovered task-specific record.
         public: Reward per unit of Public pass-rate progress.
         fallback: Penalty per fallback reply.
@@ -74,13 +73,15 @@ class ShapedReward(gym.RewardWrapper, gym.utils.RecordConstructorArgs):
     ) -> None:
         for name, value in (("constraint", constraint), ("public", public), ("fallback", fallback)):
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+                raise ArgumentError(f"{name} must be a finite number >= 0, got {value!r}")
         if not isinstance(test_command, str):
-            raise TypeError(f"test_command must be a regular expression string, got {type(test_command).__name__}")
+            raise ArgumentTypeError(
+                f"test_command must be a regular expression string, got {type(test_command).__name__}"
+            )
         try:
             pattern = re.compile(test_command)
         except re.error as exc:
-            raise ValueError(f"test_command {test_command!r} is not a valid regular expression: {exc}") from None
+            raise ArgumentError(f"test_command {test_command!r} is not a valid regular expression: {exc}") from None
         _no_action_wrapper_below(env)
         gym.utils.RecordConstructorArgs.__init__(
             self, constraint=constraint, public=public, fallback=fallback, test_command=test_command
@@ -88,45 +89,23 @@ class ShapedReward(gym.RewardWrapper, gym.utils.RecordConstructorArgs):
         gym.RewardWrapper.__init__(self, env)
         self.weights = {"constraint": float(constraint), "public": float(public), "fallback": float(fallback)}
         self._pattern = pattern
-        self._mirrors: dict[tuple[str, str], GroundedUserAgent] = {}
-        self._mirror: GroundedUserAgent | None = None
-        self._recovered: set[str] = set()
-        self._targets: frozenset[str] = frozenset()
         self._best_public = 0.0
         self._terms: dict[str, float] = {}
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """Reset the env and the shaping state (recovered records, best Public rate, the User Agent mirror)."""
-        observation, info = self.env.reset(seed=seed, options=options)
-        self._recovered, self._best_public, self._mirror = set(), 0.0, None
-        task = self.env.unwrapped.task  # type: ignore[attr-defined]
-        records = task.level(info["level"]).hidden_constraints
-        self._targets = frozenset(r.constraint_id for r in records if r.is_task_specific)
-        if "constraint_ids" not in info:
-            self._mirror = self._mirror_for(info["level"])
-        return observation, info
-
-    def _mirror_for(self, level: str) -> GroundedUserAgent:
-        base = self.env.unwrapped
-        task = base.task  # type: ignore[attr-defined]
-        key = (f"{task.origin}:{task.id}", level)
-        if key not in self._mirrors:
-            budget, router = base.budget, base.router  # type: ignore[attr-defined]
-            self._mirrors[key] = GroundedUserAgent.from_task(task, level=level, budget=budget, router=router)
-        mirror = self._mirrors[key]
-        mirror.reset()
-        return mirror
+        """Reset the env and the shaping state (the best Public rate so far)."""
+        self._best_public = 0.0
+        return self.env.reset(seed=seed, options=options)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step the env, compute every term, add them to the reward and report them in ``info["shaping"]``."""
         parsed = self._parse(action)
         observation, reward, terminated, truncated, info = self.env.step(action)
-        hits, fallback = self._hits(parsed, info)
         terms = {
             "env": float(reward),
-            "constraint": self.weights["constraint"] * self._newly_recovered(hits),
-            "public": self.weights["public"] * self._public_progress(parsed, info),
-            "fallback": -self.weights["fallback"] if fallback else 0.0,
+            "constraint": self.weights["constraint"] * len(info.get("recovered") or ()),
+            "public": self.weights["public"] * self._public_progress(parsed, info, terminated or truncated),
+            "fallback": -self.weights["fallback"] if info.get("fallback") else 0.0,
         }
         self._terms = {**terms, "total": sum(terms.values())}
         return observation, self.reward(reward), terminated, truncated, {**info, "shaping": dict(self._terms)}
@@ -135,38 +114,19 @@ class ShapedReward(gym.RewardWrapper, gym.utils.RecordConstructorArgs):
         """Return the env reward plus the shaping terms of the current step."""
         return float(reward) + sum(v for k, v in self._terms.items() if k not in ("env", "total"))
 
-    # -- terms ----------------------------------------------------------------------------------------------
     @staticmethod
     def _parse(action: Any) -> Any:
         try:
             return parse_action(action)
         except ActionParseError:
-            return action if isinstance(action, str) else None
+            return None
 
-    def _hits(self, parsed: Any, info: dict[str, Any]) -> tuple[tuple[str, ...], bool]:
-        if "constraint_ids" in info:
-            return tuple(info["constraint_ids"]), bool(info.get("fallback"))
-        if self._mirror is None or not isinstance(parsed, Ask):
-            return (), False
-        reply = self._mirror.ask(parsed.question)
-        return reply.constraint_ids, reply.fallback
-
-    def _newly_recovered(self, hits: tuple[str, ...]) -> int:
-        new = {h for h in hits if h in self._targets} - self._recovered
-        self._recovered |= new
-        return len(new)
-
-    def _public_progress(self, parsed: Any, info: dict[str, Any]) -> float:
-        if not isinstance(parsed, Bash) or info.get("action_error") or not self._pattern.search(parsed.command):
+    def _public_progress(self, parsed: Any, info: dict[str, Any], done: bool) -> float:
+        if done or not isinstance(parsed, Bash) or info.get("action_error") or not self._pattern.search(parsed.command):
             return 0.0
-        base = self.env.unwrapped
-        options = {
-            "sandbox": base.sandbox_name,  # type: ignore[attr-defined]
-            "sandbox_options": base.sandbox_options,  # type: ignore[attr-defined]
-            "limits": base.score_limits,  # type: ignore[attr-defined]
-        }
-        report = score(base.task, base.workspace, ["public"], structure=False, **options)  # type: ignore[attr-defined]
-        rate = report.rate("public") or 0.0
+        rate = self.env.unwrapped.progress()  # type: ignore[attr-defined]
+        if rate is None:
+            return 0.0
         progress = max(0.0, rate - self._best_public)
         self._best_public = max(self._best_public, rate)
         return progress

@@ -9,8 +9,8 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from icae_env.spaces import UnicodeText
-from wrappers.text_parsing import DEFAULT_MAX_CHARS, TextActionError, parse_text_action
-from wrappers.tool_schema import check_tools
+from icae_env.wrappers.text_parsing import DEFAULT_MAX_CHARS, TextActionError, parse_text_action
+from icae_env.wrappers.tool_schema import check_tools
 
 __all__ = ["TextActions", "INVALID_ACTION"]
 

@@ -32,8 +32,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from icae_env.actions import MAX_CONTENT_CHARS, ActionParseError, parse_action
-from wrappers.text_scan import BASH_FENCES, JSON_WRAPPERS, Candidate, scan, unknown_tag
-from wrappers.tool_schema import MAIN_PARAMETER, TOOL_NAMES, check_tools, usage
+from icae_env.errors import IcaeEnvError
+from icae_env.wrappers.text_scan import BASH_FENCES, JSON_WRAPPERS, Candidate, scan, unknown_tag
+from icae_env.wrappers.tool_schema import MAIN_PARAMETER, TOOL_NAMES, check_tools, usage
 
 __all__ = ["TextActionError", "parse_text_action", "content_text", "DEFAULT_MAX_CHARS", "format_hint"]
 
@@ -42,7 +43,7 @@ DEFAULT_MAX_CHARS = MAX_CONTENT_CHARS + 100_000
 _ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"']+))""")
 
 
-class TextActionError(ValueError):
+class TextActionError(IcaeEnvError, ValueError):
     """The model output holds no single well-formed action.
 
     Attributes:

@@ -11,7 +11,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from wrappers.tool_schema import TOOL_NAMES
+from icae_env.wrappers.tool_schema import TOOL_NAMES
 
 __all__ = ["Candidate", "scan", "unknown_tag", "BASH_FENCES", "JSON_WRAPPERS"]
 

@@ -1,15 +1,13 @@
-"""Runtime episode state (rebuilt on every reset) and per-step timing records."""
+"""The episode state of the workspace environments (rebuilt on every reset) and per-step timing records."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
+from typing import Any
 
-from icae_env.sandbox.base import Sandbox
-from icae_env.tasks.models import Task
-from icae_env.user_agent.grounded import GroundedUserAgent
+from icae_env.core import Episode
 
-__all__ = ["EpisodeState", "Timing", "COUNTERS"]
+__all__ = ["WorkspaceEpisode", "Timing", "COUNTERS"]
 
 COUNTERS = ("steps", "bash", "write_file", "str_replace", "view", "ask", "submit", "action_errors", "fallbacks")
 
@@ -46,16 +44,9 @@ class Timing:
 
 
 @dataclass
-class EpisodeState:
-    """Everything that changes during one episode. Never shared between episodes."""
+class WorkspaceEpisode(Episode):
+    """An :class:`~icae_env.core.Episode` with a sandbox: its handle, tool counters and timing."""
 
-    task: Task
-    level: str
-    sandbox: Sandbox
-    user_agent: GroundedUserAgent
-    started: float = field(default_factory=time.monotonic)
-    step: int = 0
-    done: bool = False
+    sandbox: Any = None
     counters: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTERS, 0))
     timing: Timing = field(default_factory=Timing)
-    last_output: str = ""

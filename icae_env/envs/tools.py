@@ -11,39 +11,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gymnasium import spaces
-
 from icae_env.actions import Ask, Bash, StrReplace, View, WriteFile
 from icae_env.errors import SandboxPathError
 from icae_env.sandbox.base import Sandbox
-from icae_env.spaces import UnicodeText
+from icae_env.spaces import MAX_OBSERVATION_CHARS
+from icae_env.user_agent.base import Reply
 from icae_env.user_agent.grounded import GroundedUserAgent
 
-__all__ = ["ToolOutcome", "run_tool", "observation_space", "SOURCES", "MAX_OBSERVATION_CHARS"]
+__all__ = ["ToolOutcome", "run_tool", "MAX_OBSERVATION_CHARS"]
 
-SOURCES = ("tool", "user", "env")
-MAX_OBSERVATION_CHARS = 200_000
 _MAX_VIEW_CHARS = 100_000
 _MAX_LIST_ENTRIES = 500
-
-
-def observation_space(budget: int, max_steps: int, exit_codes: int) -> spaces.Dict:
-    """Return the observation space shared by the environments.
-
-    Args:
-        budget: Questions per episode (``questions_left`` ranges over 0..budget).
-        max_steps: Steps per episode.
-        exit_codes: How many exit codes from -1 up (257 for shell commands, 1 when there are none).
-    """
-    return spaces.Dict(
-        {
-            "output": UnicodeText(MAX_OBSERVATION_CHARS + 1000),
-            "source": spaces.Discrete(len(SOURCES)),
-            "exit_code": spaces.Discrete(exit_codes, start=-1),
-            "questions_left": spaces.Discrete(budget + 1),
-            "step": spaces.Discrete(max_steps + 1),
-        }
-    )
 
 
 @dataclass
@@ -57,6 +35,7 @@ class ToolOutcome:
         action_error: Why the action could not be carried out (None when it could).
         sandbox_s: Time spent in the sandbox.
         user_agent_s: Time spent in the User Agent.
+        reply: The User Agent's reply (``ask`` only).
     """
 
     output: str
@@ -65,6 +44,7 @@ class ToolOutcome:
     action_error: str | None = None
     sandbox_s: float = 0.0
     user_agent_s: float = 0.0
+    reply: Reply | None = None
 
 
 def _error(message: str) -> ToolOutcome:
@@ -133,7 +113,7 @@ def _view(box: Sandbox, action: View) -> ToolOutcome:
 
 def _ask(agent: GroundedUserAgent, action: Ask) -> ToolOutcome:
     reply = agent.ask(action.question)
-    return ToolOutcome(output=reply.text, source="user", exit_code=-1)
+    return ToolOutcome(output=reply.text, source="user", exit_code=-1, reply=reply)
 
 
 def run_tool(action: object, box: Sandbox, agent: GroundedUserAgent) -> ToolOutcome:

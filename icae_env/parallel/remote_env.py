@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import icae_env
+from icae_env.registration import KindEntry, apply_rows
 
 __all__ = ["EnvStep", "EnvWorker"]
 
@@ -52,9 +53,11 @@ class EnvWorker:
         env_id: A registered environment id.
         env_kwargs: ``icae_env.make`` arguments.
         index: The environment's index in its vector.
+        rows: The driver's run-time registrations (task kinds and their envs), applied first.
     """
 
-    def __init__(self, env_id: str, env_kwargs: dict[str, Any], index: int) -> None:
+    def __init__(self, env_id: str, env_kwargs: dict[str, Any], index: int, rows: tuple[KindEntry, ...] = ()) -> None:
+        apply_rows(rows)
         self._env = icae_env.make(env_id, **env_kwargs)
         self._index = index
         self._options: dict[str, Any] | None = None

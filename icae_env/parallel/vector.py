@@ -26,10 +26,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from icae_env.errors import ResetNeeded
+from icae_env.errors import ArgumentError, ResetNeeded
 from icae_env.parallel.cluster import ParallelError, actor_class, connect, require_ray, stop_actors, wait_ready
 from icae_env.parallel.remote_env import EnvStep, EnvWorker
-from icae_env.runner import ENV_ID
+from icae_env.registration import runtime_rows
+
+ENV_ID = "icae/ProjectBuild-v0"
 
 __all__ = ["EnvStep", "RayVectorEnv", "VectorStepError"]
 
@@ -56,7 +58,7 @@ def _per_env(value: Any, ids: Sequence[int], name: str) -> list[Any]:
     """Spread a per-vector argument over ``ids``: a sequence (one per id), or one value for all."""
     if isinstance(value, (list, tuple)):
         if len(value) != len(ids):
-            raise ValueError(f"{name} has {len(value)} entries for {len(ids)} environments")
+            raise ArgumentError(f"{name} has {len(value)} entries for {len(ids)} environments")
         return list(value)
     return [value] * len(ids)
 
@@ -100,10 +102,10 @@ class RayVectorEnv:
         ready_timeout_s: float = 120.0,
     ) -> None:
         if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs!r}")
+            raise ArgumentError(f"num_envs must be >= 1, got {num_envs!r}")
         self._ray = require_ray()
         self.num_envs, self.autoreset = num_envs, autoreset
-        self._args = (env_id, dict(env_kwargs or {}))
+        self._args = (env_id, dict(env_kwargs or {}), runtime_rows())
         self._class = actor_class(EnvWorker, num_cpus_per_env)
         self._owns_ray = connect(address, **(ray_init_kwargs or {}))
         self._actors: list[Any] = [self._spawn(i) for i in range(num_envs)]
@@ -117,16 +119,17 @@ class RayVectorEnv:
             raise
 
     def _spawn(self, index: int) -> Any:
-        return self._class.remote(*self._args, index)
+        env_id, kwargs, rows = self._args
+        return self._class.remote(env_id, kwargs, index, rows)
 
     def _check_ids(self, ids: Sequence[int]) -> list[int]:
         ids = [int(i) for i in ids]
         bad = [i for i in ids if not 0 <= i < self.num_envs]
         if bad or len(set(ids)) != len(ids):
-            raise ValueError(f"env ids must be distinct and in 0..{self.num_envs - 1}, got {ids}")
+            raise ArgumentError(f"env ids must be distinct and in 0..{self.num_envs - 1}, got {ids}")
         busy = [i for i in ids if i in self._pending]
         if busy:
-            raise ValueError(f"environments {busy} have a step in flight; call step_wait() first")
+            raise ArgumentError(f"environments {busy} have a step in flight; call step_wait() first")
         return ids
 
     @property

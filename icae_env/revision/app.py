@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from icae_env.errors import IcaeEnvError
 from icae_env.revision import relay
 from icae_env.revision.models import AppSpec
 from icae_env.sandbox.base import Sandbox
@@ -29,7 +30,7 @@ _MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to 108 bytes
 _RELAY_SOURCE = Path(relay.__file__).read_text(encoding="utf-8")
 
 
-class AppStartError(Exception):
+class AppStartError(IcaeEnvError, RuntimeError):
     """The app did not answer its ready route in time (the message ends with the tail of its log)."""
 
 
@@ -89,7 +90,9 @@ def running_app(box: Sandbox, app: AppSpec) -> Iterator[str]:
     Raises:
         AppStartError: if the ready route does not answer within ``app.ready_timeout_s``.
     """
-    host_workspace = Path(box.host_workspace)  # type: ignore[attr-defined]
+    if box.host_workspace is None:
+        raise AppStartError("the app's relay needs a sandbox whose workspace is on this host")
+    host_workspace = Path(box.host_workspace)
     port = _free_port()
     box.exec(f"mkdir -p {APP_DIR}", timeout=10)
     box.write_file(f"{APP_DIR}/relay.py", _RELAY_SOURCE)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from icae_env.errors import SandboxPathError
+from icae_env.kinds.common import hidden_paths
 from icae_env.revision.app import APP_DIR, AppStartError, running_app
 from icae_env.revision.checks.browser import BrowserSession, run_browser_check
 from icae_env.revision.checks.command import run_command_check
@@ -26,9 +27,8 @@ from icae_env.revision.checks.judge import run_judge_check
 from icae_env.revision.checks.source import run_source_check
 from icae_env.revision.models import EVIDENCE_CATEGORIES, Criterion, RevisionTask, Verdict
 from icae_env.revision.report import CriterionResult, RevisionReport
-from icae_env.sandbox import make_sandbox
-from icae_env.sandbox.session_box import TEMP_PREFIX
-from icae_env.sandbox.snapshot import take_snapshot
+from icae_env.sandbox.snapshot import TEMP_PREFIX, take_snapshot
+from icae_env.sandbox.spec import SandboxSpec
 
 __all__ = ["grade", "baseline_failure", "verdict_of", "temp_evidence_dir"]
 
@@ -62,16 +62,17 @@ def verdict_of(outcome: CheckOutcome, partial: bool) -> tuple[Verdict, str]:
     return Verdict.FAIL, failed[0]
 
 
-def baseline_failure(task: RevisionTask, sandbox: str = "local", sandbox_options: dict | None = None) -> str | None:
+def baseline_failure(task: RevisionTask, sandbox: SandboxSpec | None = None) -> str | None:
     """Return why the task's starting app does not start (None when it does, or when there is no app).
 
-    The result is cached per task, start directory and backend.
+    The result is cached per task, start directory and sandbox spec.
     """
     if task.app is None:
         return None
-    key = (task.id, str(task.start_dir), sandbox + json.dumps(sandbox_options or {}, sort_keys=True, default=str))
+    spec = sandbox or SandboxSpec()
+    key = (task.id, str(task.start_dir), json.dumps(spec.model_dump(mode="json"), sort_keys=True, default=str))
     if key not in _baseline_cache:
-        box = make_sandbox(sandbox, language=task.language, **(sandbox_options or {}))
+        box = spec.make(language=task.language, hide=hidden_paths(task, task.golden_dir))
         try:
             box.start()
             box.copy_in(task.start_dir)
@@ -124,7 +125,7 @@ def grade(
     task: RevisionTask,
     workspace: Path,
     *,
-    sandbox: str = "local",
+    sandbox: SandboxSpec | str = "local",
     sandbox_options: dict[str, Any] | None = None,
     evidence_dir: Path | None = None,
     judge: Any = None,
@@ -136,8 +137,8 @@ def grade(
     Args:
         task: The revision task.
         workspace: Host path of the final workspace (not modified).
-        sandbox: Backend for fresh copies (commands, the app).
-        sandbox_options: Options of that backend.
+        sandbox: The sandbox spec (or backend name) of fresh copies (commands, the app).
+        sandbox_options: Backend options laid over ``sandbox``.
         evidence_dir: Where evidence goes (kept); None writes it to a temporary directory removed afterwards.
         judge: A :class:`~icae_env.revision.judge.Judge` for ``judge`` checks (None: those are ungraded).
         check_baseline: Whether to check that the starting app starts (an infrastructure failure otherwise).
@@ -147,6 +148,7 @@ def grade(
         The report; evidence paths are relative to ``report.evidence_dir``.
     """
     started = time.perf_counter()
+    spec = SandboxSpec.of(sandbox, sandbox_options)
     temporary = evidence_dir is None
     root = temp_evidence_dir() if temporary else Path(evidence_dir)  # type: ignore[arg-type]
     root.mkdir(parents=True, exist_ok=True)
@@ -154,14 +156,12 @@ def grade(
     browser = BrowserSession()
     try:
         snapshot = take_snapshot(Path(workspace), scratch / "workspace", skip=(APP_DIR,))
-        infra = baseline_failure(task, sandbox, sandbox_options) if check_baseline else None
+        infra = baseline_failure(task, spec) if check_baseline else None
         results = []
         for criterion in task.criteria:
             if criteria is not None and criterion.id not in criteria:
                 continue
-            ctx = CheckContext(
-                task, snapshot.root, root / criterion.id, sandbox, dict(sandbox_options or {}), browser, judge
-            )
+            ctx = CheckContext(task, snapshot.root, root / criterion.id, spec, browser, judge)
             results.append(_grade_one(criterion, ctx))
     finally:
         browser.close()

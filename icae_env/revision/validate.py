@@ -4,22 +4,22 @@ Rules: the golden revision scores Strict 1.0; the unmodified start (with the req
 receives it) is not a Full-pass but passes every
 preservation criterion; an empty workspace (the agent deleted the app) fails every preservation criterion.
 
-Run: ``python -m icae_env.revision.validate <pack dir or revision/<name>> ...`` (all built-in ones by default).
+Run: ``icae-env revision validate [NAME|PATH ...] [--sandbox docker]`` (all built-in ones by default).
 """
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from icae_env.revision.grading import grade
 from icae_env.revision.models import Category, RevisionTask, Verdict
-from icae_env.revision.pack import list_revision_tasks, load_revision_task, starting_workspace
+from icae_env.revision.pack import starting_workspace
 from icae_env.revision.report import RevisionReport
+from icae_env.sandbox.spec import SandboxSpec
 
-__all__ = ["TaskValidation", "validate_revision_task", "main"]
+__all__ = ["TaskValidation", "validate_revision_task", "format_validation"]
 
 
 @dataclass
@@ -37,9 +37,10 @@ def _preservation(report: RevisionReport) -> dict[str, Verdict]:
     return {c.id: c.verdict for c in report.criteria if c.category == Category.PRESERVATION.value}
 
 
-def validate_revision_task(task: RevisionTask, sandbox: str = "local") -> TaskValidation:
-    """Grade golden, start and empty workspaces of ``task`` and list the rules they break."""
+def validate_revision_task(task: RevisionTask, sandbox: SandboxSpec | str = "local") -> TaskValidation:
+    """Grade golden, start and empty workspaces of ``task`` (in sandboxes of ``sandbox``); list the rules broken."""
     problems: list[str] = []
+    sandbox = SandboxSpec.of(sandbox)
     golden = grade(task, task.golden_dir, sandbox=sandbox) if task.golden_dir else None
     with tempfile.TemporaryDirectory(prefix="icae-validate-") as scratch:
         start = grade(task, starting_workspace(task, Path(scratch) / "start"), sandbox=sandbox)
@@ -84,20 +85,3 @@ def format_validation(result: TaskValidation) -> str:
             )
     lines += [f"  PROBLEM: {p}" for p in result.problems] or ["  ok"]
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Validate the named tasks (all built-in revision tasks by default); return 1 when any breaks a rule."""
-    parser = argparse.ArgumentParser(prog="python -m icae_env.revision.validate", description=__doc__.split("\n")[0])
-    parser.add_argument("names", nargs="*", help="pack dirs or revision/<name> (default: every built-in one)")
-    names = parser.parse_args(argv).names or list_revision_tasks()
-    bad = 0
-    for name in names:
-        result = validate_revision_task(load_revision_task(name))
-        print(format_validation(result), flush=True)
-        bad += bool(result.problems)
-    return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""Sandboxes: the :class:`Sandbox` Protocol and its backends, chosen by name.
+"""Sandboxes: the :class:`Sandbox` Protocol, its backends (chosen by name) and :class:`SandboxSpec`.
 
 Example:
     >>> from icae_env.sandbox import make_sandbox
@@ -9,72 +9,54 @@ Example:
 
 from __future__ import annotations
 
-import difflib
-import importlib
-import inspect
 from typing import Any
 
-from icae_env.sandbox.base import DEFAULT_OUTPUT_LIMIT, ExecResult, Sandbox, cap_output
+from icae_env.registration import SANDBOX_BACKENDS
+from icae_env.sandbox.base import DEFAULT_OUTPUT_LIMIT, ExecResult, Sandbox, SandboxBackend, cap_output
+from icae_env.sandbox.spec import SandboxSpec, backend_class
 
 __all__ = [
     "BACKENDS",
     "DEFAULT_OUTPUT_LIMIT",
     "ExecResult",
     "Sandbox",
+    "SandboxBackend",
+    "SandboxSpec",
     "available_backends",
     "cap_output",
     "make_sandbox",
 ]
 
-#: Backend name -> "module:Class" entry point (imported lazily so optional extras stay optional).
-BACKENDS: dict[str, str] = {
-    "local": "icae_env.sandbox.local:LocalSandbox",
-    "docker": "icae_env.sandbox.docker:DockerSandbox",
-}
+#: Backend name -> "module:Class" entry point (the table lives in :mod:`icae_env.registration`).
+BACKENDS = SANDBOX_BACKENDS
 
 
-def _resolve(name: str) -> type:
-    if name not in BACKENDS:
-        close = difflib.get_close_matches(str(name), list(BACKENDS), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown sandbox backend {name!r}; expected one of {sorted(BACKENDS)}{hint}")
-    module, _, attr = BACKENDS[name].partition(":")
-    return getattr(importlib.import_module(module), attr)
-
-
-def make_sandbox(name: str = "local", *, language: str | None = None, **kwargs: Any) -> Sandbox:
-    """Create (but do not start) a sandbox of backend ``name``.
+def make_sandbox(name: str = "local", *, language: str | None = None, **options: Any) -> Sandbox:
+    """Create (but do not start) a sandbox of backend ``name``: ``SandboxSpec.of(name, options).make(...)``.
 
     Args:
         name: A key of :data:`BACKENDS`.
-        language: The task's language; passed to backends that choose an image by language (``docker``).
-        **kwargs: Backend options (``local``: ``isolation``, ``default_timeout``, ``output_limit``, ``env``,
-            ``hide``; ``docker``: ``image``, ``image_map``, ``network``, ``cpus``, ``memory``, ``pids_limit``,
-            ``warm_pool`` ...).
+        language: The task's language (the ``docker`` backend picks its image by language).
+        **options: Backend options (see :mod:`icae_env.sandbox.spec`).
 
     Returns:
         The sandbox; call ``start()`` or use it as a context manager.
 
     Raises:
-        ValueError: for an unknown backend name.
+        ConfigError: for an unknown backend or option (naming the valid ones).
         DependencyNotInstalled: when the backend's extra is missing.
     """
-    backend = _resolve(name)
-    if language is not None and "language" in inspect.signature(backend).parameters:
-        kwargs.setdefault("language", language)
-    return backend(**kwargs)
+    box: Sandbox = SandboxSpec.of(name, options).make(language=language)
+    return box
 
 
 def available_backends() -> list[str]:
-    """Return the backends whose dependencies are importable on this machine."""
+    """Return the backends whose dependencies are importable and whose ``available()`` is true here."""
     names = []
     for name in BACKENDS:
         try:
-            backend = _resolve(name)
-            probe = getattr(backend, "available", None)
-            if probe is not None and not probe():
-                continue
+            if backend_class(name).available():
+                names.append(name)
         except ImportError:
             continue
-        names.append(name)
     return names

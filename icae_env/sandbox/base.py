@@ -7,12 +7,13 @@ command, a time-out) come back in :class:`ExecResult`; only misuse of the API ra
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ExecResult", "Sandbox", "DEFAULT_OUTPUT_LIMIT", "TRUNCATION_MARKER"]
+__all__ = ["ExecResult", "Sandbox", "SandboxBackend", "DEFAULT_OUTPUT_LIMIT", "TRUNCATION_MARKER"]
 
 DEFAULT_OUTPUT_LIMIT = 64 * 1024
 TRUNCATION_MARKER = "\n[... {omitted} bytes omitted ...]\n"
@@ -63,6 +64,10 @@ class Sandbox(Protocol):
     name: str
     workdir: str
 
+    @property
+    def host_workspace(self) -> Path | None:
+        """Host path of the workspace while started (None for a backend whose workspace is not on this host)."""
+
     def start(self) -> None:
         """Create the workspace and start the shell session (idempotent)."""
 
@@ -83,6 +88,27 @@ class Sandbox(Protocol):
 
     def close(self) -> None:
         """Stop every process and remove the workspace; safe to call twice."""
+
+    def __enter__(self) -> Sandbox:
+        """Start the sandbox and return it."""
+
+    def __exit__(self, *exc: object) -> None:
+        """Close the sandbox."""
+
+
+@runtime_checkable
+class SandboxBackend(Protocol):
+    """A backend class, as the registration table names it: how environments and the scorer create sandboxes.
+
+    Every backend takes the per-episode keywords ``language`` (the task's language; a backend may pick its image
+    by it) and ``hide`` (host directories that must stay invisible inside the sandbox), plus its own options.
+    """
+
+    def __call__(self, *, language: str | None = None, hide: Sequence[str] = (), **options: Any) -> Sandbox:
+        """Create (not start) a sandbox."""
+
+    def available(self) -> bool:
+        """Whether the backend can run on this machine now (its extra installed, its engine reachable)."""
 
 
 def cap_output(data: bytes, limit: int) -> tuple[str, bool]:

@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from icae_env.errors import DependencyNotInstalled, SandboxError
+from icae_env.errors import ArgumentError, DependencyNotInstalled, SandboxError
 from icae_env.sandbox.base import DEFAULT_OUTPUT_LIMIT
 from icae_env.sandbox.images import image_for, load_image_map
 from icae_env.sandbox.session import ShellSession
@@ -206,6 +206,7 @@ class DockerSandbox(SessionSandbox):
         output_limit: Bytes of stdout and of stderr kept per command.
         env: Extra environment variables.
         warm_pool: Keep this many started containers of the same configuration ready (hides start-up latency).
+        hide: Accepted as every backend does; nothing of the host but the workspace is mounted, so nothing to hide.
     """
 
     name = "docker"
@@ -223,10 +224,11 @@ class DockerSandbox(SessionSandbox):
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
         env: dict[str, str] | None = None,
         warm_pool: int = 0,
+        hide: tuple[str, ...] | list[str] = (),
     ) -> None:
         super().__init__(default_timeout, output_limit)
         if cpus <= 0 or pids_limit < 16 or warm_pool < 0:
-            raise ValueError(
+            raise ArgumentError(
                 f"need cpus > 0, pids_limit >= 16, warm_pool >= 0; got {cpus!r}, {pids_limit!r}, {warm_pool!r}"
             )
         self.image = image or image_for(language, load_image_map(image_map))

@@ -14,7 +14,8 @@ import shutil
 from pathlib import Path
 from typing import Literal
 
-from icae_env.errors import SandboxError
+from icae_env.errors import ArgumentError, SandboxError
+from icae_env.logs import warn_once
 from icae_env.sandbox.base import DEFAULT_OUTPUT_LIMIT
 from icae_env.sandbox.session import ShellSession
 from icae_env.sandbox.session_box import TEMP_PREFIX, SessionSandbox, reap_stale_dirs
@@ -101,6 +102,7 @@ class LocalSandbox(SessionSandbox):
         env: Extra environment variables for the shell (the rest of the host environment is never passed).
         hide: Extra host directories to mask inside the sandbox when they lie under a visible system directory
             (the installed icae_env package is always masked).
+        language: The task's language (accepted as every backend does; the host's toolchains serve every one).
 
     Example:
         >>> with LocalSandbox() as box:
@@ -117,18 +119,24 @@ class LocalSandbox(SessionSandbox):
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
         env: dict[str, str] | None = None,
         hide: tuple[str, ...] | list[str] = (),
+        language: str | None = None,
     ) -> None:
         if isolation not in ("auto", "bwrap", "none"):
-            raise ValueError(f"isolation must be 'auto', 'bwrap' or 'none', got {isolation!r}")
+            raise ArgumentError(f"isolation must be 'auto', 'bwrap' or 'none', got {isolation!r}")
         super().__init__(default_timeout, output_limit)
         if isolation == "bwrap" and not bwrap_available():
             raise SandboxError("isolation='bwrap' but bwrap is not installed (apt-get install bubblewrap)")
         self.isolated = isolation == "bwrap" or (isolation == "auto" and bwrap_available())
         if not self.isolated and isolation == "auto":
-            log.warning("bwrap not found: local sandbox runs commands without isolation")
+            warn_once(log, "bwrap not found: local sandbox runs commands without isolation")
         self._extra_env = dict(env or {})
         self._hide = tuple(str(p) for p in hide)
         self.workdir = INNER_WORKDIR if self.isolated else ""
+
+    @staticmethod
+    def available() -> bool:
+        """The local backend runs everywhere (isolated only where bubblewrap is installed)."""
+        return True
 
     def start(self) -> None:
         """Create the temp workspace and start the shell (idempotent)."""

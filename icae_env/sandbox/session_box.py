@@ -12,14 +12,13 @@ import tempfile
 import weakref
 from pathlib import Path
 
-from icae_env.errors import SandboxError
+from icae_env.errors import ArgumentError, ArgumentTypeError, SandboxError
 from icae_env.sandbox.base import DEFAULT_OUTPUT_LIMIT, TRUNCATION_MARKER, ExecResult
 from icae_env.sandbox.hostfs import HostWorkspace
 from icae_env.sandbox.session import ShellSession
+from icae_env.sandbox.snapshot import TEMP_PREFIX
 
 __all__ = ["SessionSandbox", "TEMP_PREFIX", "new_root", "reap_stale_dirs"]
-
-TEMP_PREFIX = "icae-sbx-"
 
 
 def _pid_alive(pid: int) -> bool:
@@ -70,9 +69,9 @@ class SessionSandbox(HostWorkspace):
 
     def __init__(self, default_timeout: float = 120.0, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> None:
         if default_timeout <= 0:
-            raise ValueError(f"default_timeout must be > 0, got {default_timeout!r}")
+            raise ArgumentError(f"default_timeout must be > 0, got {default_timeout!r}")
         if output_limit < 64:
-            raise ValueError(f"output_limit must be >= 64 bytes, got {output_limit!r}")
+            raise ArgumentError(f"output_limit must be >= 64 bytes, got {output_limit!r}")
         self.default_timeout = default_timeout
         self.output_limit = output_limit
         self._root: Path | None = None
@@ -120,9 +119,9 @@ class SessionSandbox(HostWorkspace):
             ValueError: if ``timeout`` is not positive.
         """
         if not isinstance(command, str):
-            raise TypeError(f"command must be a str, got {type(command).__name__}")
+            raise ArgumentTypeError(f"command must be a str, got {type(command).__name__}")
         if timeout is not None and timeout <= 0:
-            raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
+            raise ArgumentError(f"timeout must be > 0 seconds, got {timeout!r}")
         if self._session is None:
             self.start()
         assert self._session is not None and self._root is not None  # noqa: S101

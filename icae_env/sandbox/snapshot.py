@@ -12,10 +12,26 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-__all__ = ["Snapshot", "take_snapshot", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_TOTAL_BYTES", "MAX_ENTRIES"]
+__all__ = [
+    "Snapshot",
+    "sandbox_snapshot",
+    "take_snapshot",
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "MAX_TOTAL_BYTES",
+    "MAX_ENTRIES",
+    "TEMP_PREFIX",
+]
+
+#: Prefix of every temporary directory icae-env makes (followed by the owner's pid, so stale ones can be reaped).
+TEMP_PREFIX = "icae-sbx-"
 
 MAX_DEPTH = 64
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -125,3 +141,19 @@ def take_snapshot(workspace: Path, dest: Path, skip: tuple[str, ...] = ()) -> Sn
             if child is not None:
                 stack.append((os.path.join(source_dir, entry), child, f"{name}/", depth + 1))
     return snapshot
+
+
+@contextmanager
+def sandbox_snapshot(box: Any) -> Iterator[Path]:
+    """Yield a sanitised snapshot of ``box``'s workspace as it is now; removed afterwards.
+
+    Scoring the snapshot keeps a result a function of the workspace at that moment (background processes cannot
+    change it) and keeps pipes, sockets and outward symlinks the agent made away from the scorer. A backend whose
+    workspace is not on this host is copied out first.
+    """
+    with tempfile.TemporaryDirectory(prefix=f"{TEMP_PREFIX}{os.getpid()}-snapshot-") as scratch:
+        source = box.host_workspace
+        if source is None:
+            box.copy_out(".", Path(scratch) / "raw")
+            source = Path(scratch) / "raw"
+        yield take_snapshot(Path(source), Path(scratch) / "ws").root

@@ -11,11 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from icae_env.sandbox import make_sandbox
+from icae_env.errors import ArgumentError
+from icae_env.kinds.common import hidden_paths
 from icae_env.sandbox.base import Sandbox
+from icae_env.sandbox.spec import SandboxSpec
 from icae_env.scoring.compare import compare_case_file, decode_output
+from icae_env.scoring.harness import HarnessRun, inject_cases, run_harness
 from icae_env.scoring.report import CaseResult, FailureReason, FailureSample, ScoreReport, TierResult
-from icae_env.scoring.runner import HarnessRun, inject_cases, run_harness
 from icae_env.scoring.structure import measure_structure
 from icae_env.tasks.models import TIER_DIRS, TIERS, CaseFile, Task
 
@@ -197,7 +199,7 @@ def score(
     workspace_dir: str | Path,
     tiers: Iterable[str] = TIERS,
     *,
-    sandbox: str = "local",
+    sandbox: SandboxSpec | str = "local",
     sandbox_options: dict[str, Any] | None = None,
     limits: ScoreLimits | None = None,
     structure: bool = True,
@@ -211,8 +213,8 @@ def score(
         task: The task.
         workspace_dir: Host directory of the delivered repository.
         tiers: Tiers to run (default all three); tiers the task lacks are skipped.
-        sandbox: Backend name used for the fresh sandboxes.
-        sandbox_options: Backend options.
+        sandbox: The sandbox spec (or backend name) of the fresh sandboxes.
+        sandbox_options: Backend options laid over ``sandbox``.
         limits: Time limits (defaults from the task).
         structure: Whether to compute structural metrics.
 
@@ -220,7 +222,7 @@ def score(
         The :class:`ScoreReport`; ``overall`` is (Native + Enhanced passed) / (Native + Enhanced total).
 
     Raises:
-        ValueError: for an unknown tier name.
+        ArgumentError: for an unknown tier name (a ``ValueError``).
         FileNotFoundError: when ``workspace_dir`` is not a directory.
     """
     started = time.monotonic()
@@ -230,13 +232,12 @@ def score(
     wanted = list(tiers)
     unknown = [t for t in wanted if t not in TIERS]
     if unknown:
-        raise ValueError(f"unknown tiers {unknown}; expected a subset of {list(TIERS)}")
-    options = dict(sandbox_options or {})
+        raise ArgumentError(f"unknown tiers {unknown}; expected a subset of {list(TIERS)}")
+    spec = SandboxSpec.of(sandbox, sandbox_options)
+    hide = hidden_paths(task, task.golden_dir)  # the delivery must not read the answers either
     limits = limits or ScoreLimits()
     results = {
-        tier: _TierScorer(
-            task, workspace, tier, lambda: make_sandbox(sandbox, language=task.language, **options), limits
-        ).run()
+        tier: _TierScorer(task, workspace, tier, lambda: spec.make(language=task.language, hide=hide), limits).run()
         for tier in wanted
         if task.tests.tier(tier)  # type: ignore[arg-type]
     }

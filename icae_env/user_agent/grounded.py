@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
-import difflib
-import importlib
 from typing import Any
 
+from icae_env.errors import ArgumentError, ArgumentTypeError
+from icae_env.registration import ROUTERS, resolve, unknown
 from icae_env.tasks.models import Task, UserAgentData
-from icae_env.user_agent.base import Document, Reply, Router
+from icae_env.user_agent.base import Document, Match, Reply, Router
 from icae_env.user_agent.metrics import InteractionLog, InteractionStats, Turn
 
-__all__ = ["GroundedUserAgent", "ROUTERS", "make_router", "documents_for", "MAX_POINTS", "NOTICE", "REFUSAL"]
+__all__ = [
+    "GroundedUserAgent",
+    "MemoRouter",
+    "ROUTERS",
+    "check_router",
+    "make_router",
+    "documents_for",
+    "user_agent_for",
+    "MAX_POINTS",
+    "NOTICE",
+    "REFUSAL",
+]
 
 MAX_POINTS = 3
 DEFAULT_BUDGET = 16
@@ -24,13 +35,6 @@ SIGNATURE_TRIGGERS = (
     "how should the public function be named and called",
     "what does the method signature look like",
 )
-
-#: Router name -> "module:Class" (imported lazily, so that routers needing extras stay optional).
-ROUTERS: dict[str, str] = {
-    "lexical": "icae_env.user_agent.lexical:LexicalRouter",
-    "embedding": "icae_env.user_agent.embedding:EmbeddingRouter",
-    "llm": "icae_env.user_agent.llm:LLMRouter",
-}
 
 
 def documents_for(data: UserAgentData) -> tuple[Document, ...]:
@@ -50,19 +54,58 @@ def documents_for(data: UserAgentData) -> tuple[Document, ...]:
     return tuple(docs)
 
 
+def check_router(name: Any) -> str:
+    """Return ``name`` when it is a registered router (of :data:`ROUTERS`).
+
+    Raises:
+        UnknownNameError: naming the registered routers (with a suggestion).
+    """
+    if name not in ROUTERS:
+        raise unknown("router", name, list(ROUTERS))
+    return str(name)
+
+
 def make_router(name: str, documents: tuple[Document, ...], **options: Any) -> Router:
     """Build router ``name`` over ``documents``.
 
     Raises:
-        ValueError: for an unknown router name (with a suggestion).
+        UnknownNameError: for an unknown router name (a ``ValueError``, with a suggestion).
         DependencyNotInstalled: when the router's extra is missing.
     """
-    if name not in ROUTERS:
-        close = difflib.get_close_matches(str(name), list(ROUTERS), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"unknown router {name!r}; expected one of {sorted(ROUTERS)}{hint}")
-    module, _, attr = ROUTERS[name].partition(":")
-    return getattr(importlib.import_module(module), attr)(documents, **options)
+    return resolve("router", check_router(name))(documents, **options)
+
+
+class MemoRouter:
+    """Wraps a router and remembers its answer to each question (exact: routers are deterministic).
+
+    Args:
+        inner: The router to ask on a miss.
+        max_entries: Answers kept; the memo is emptied when it is full.
+    """
+
+    def __init__(self, inner: Router, max_entries: int = 65_536) -> None:
+        if not isinstance(max_entries, int) or max_entries < 1:
+            raise ArgumentError(f"max_entries must be an int >= 1, got {max_entries!r}")
+        self.inner, self.max_entries = inner, max_entries
+        self.name = inner.name
+        self._memo: dict[str, tuple[Match, ...]] = {}
+
+    def route(self, question: str) -> list[Match]:
+        """Return the inner router's matches for ``question``, computing them once."""
+        hit = self._memo.get(question)
+        if hit is None:
+            if len(self._memo) >= self.max_entries:
+                self._memo.clear()
+            hit = self._memo[question] = tuple(self.inner.route(question))
+        return list(hit)
+
+
+def user_agent_for(data: UserAgentData, budget: int, router: str, memo_size: int = 0) -> GroundedUserAgent:
+    """Build the grounded User Agent of one level, its router memoised when ``memo_size`` > 0."""
+    routing: Router = make_router(router, documents_for(data))
+    if memo_size:
+        routing = MemoRouter(routing, memo_size)
+    return GroundedUserAgent(data, budget=budget, router=routing)
 
 
 class GroundedUserAgent:
@@ -91,7 +134,7 @@ class GroundedUserAgent:
         **router_options: Any,
     ) -> None:
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
-            raise ValueError(f"budget must be an int >= 0, got {budget!r}")
+            raise ArgumentError(f"budget must be an int >= 0, got {budget!r}")
         self.data = data
         self.budget = budget
         self.documents = documents_for(data)
@@ -129,7 +172,7 @@ class GroundedUserAgent:
             TypeError: if ``question`` is not a string.
         """
         if not isinstance(question, str):
-            raise TypeError(f"question must be a str, got {type(question).__name__}")
+            raise ArgumentTypeError(f"question must be a str, got {type(question).__name__}")
         if self.remaining <= 0:
             return Reply(text=REFUSAL.format(budget=self.budget), remaining=0, refused=True)
         chosen = [self.documents[m.index] for m in self.router.route(question)]

@@ -14,9 +14,10 @@ from gymnasium.utils.env_checker import check_env, data_equivalence
 
 import icae_env.envs.clarify as clarify
 from icae_env.actions import MAX_QUESTION_CHARS, Ask, Submit
-from icae_env.envs.clarify import STOP, ClarifyEnv, MemoRouter
+from icae_env.envs.clarify import STOP, ClarifyEnv
 from icae_env.errors import ResetNeeded, TaskNotFoundError
 from icae_env.tasks import list_tasks, load_task
+from icae_env.user_agent.grounded import MemoRouter
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV_ID = "icae/Clarify-v0"

@@ -13,9 +13,9 @@ from packs import TEST_SH, spec, write_pack
 import icae_env
 from icae_env.actions import Ask, Bash, Submit, View, WriteFile
 from icae_env.envs.project_build import ProjectBuildEnv
-from icae_env.envs.reward import RewardConfig
 from icae_env.envs.state import COUNTERS, Timing
 from icae_env.errors import TaskNotFoundError
+from icae_env.kinds.build import RewardConfig
 from icae_env.tasks import LEVELS, Task, list_tasks, load_task
 
 ENV_ID = "icae/ProjectBuild-v0"

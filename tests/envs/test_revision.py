@@ -14,10 +14,10 @@ from gymnasium.utils.env_checker import check_env, data_equivalence
 from revision_packs import write_revision_pack
 
 import icae_env
-from baselines.oracle_agent import OracleAgent
+from icae_env.baselines.oracle_agent import OracleAgent
 from icae_env.errors import ResetNeeded, TaskNotFoundError
 from icae_env.revision import list_revision_tasks, load_revision_pack
-from icae_env.rollout import run_episode
+from icae_env.run import run_episode
 from icae_env.sandbox import available_backends
 
 ENV_ID = "icae/Revision-v0"

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from baselines.oracle_agent import OracleAgent
-from baselines.random_agent import RandomAgent
+from icae_env.baselines.oracle_agent import OracleAgent
+from icae_env.baselines.random_agent import RandomAgent
 from icae_env.errors import DependencyNotInstalled, ResetNeeded
-from icae_env.runner import run_suite
+from icae_env.run import run_suite
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
 requires_ray = pytest.mark.skipif(not HAS_RAY, reason="ray is not installed (the ray extra)")
@@ -115,12 +115,13 @@ def _jsonl(path: Path) -> list[dict]:
 def test_import_needs_no_ray_and_use_names_the_extra(monkeypatch):
     code = "import sys, icae_env, icae_env.parallel; assert 'ray' not in sys.modules, 'ray imported'"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
-    from icae_env.parallel import RayVectorEnv, rollout, run_suite_parallel
+    from icae_env.parallel import RayVectorEnv, rollout
+    from icae_env.run import run_suite
 
     monkeypatch.setitem(sys.modules, "ray", None)  # makes `import ray` fail
     for call in (
         lambda: rollout(OracleAgent, TASKS[:1]),
-        lambda: run_suite_parallel(OracleAgent, TASKS[:1], workers=2),
+        lambda: run_suite(OracleAgent, TASKS[:1], workers=2),
         lambda: RayVectorEnv(1),
     ):
         with pytest.raises(DependencyNotInstalled, match=r'pip install "icae-env\[ray\]"'):
@@ -180,9 +181,9 @@ def _stalling_oracle(pid_file: Path):
     """An oracle that, on the first attempt of ``pid_file.stem``'s task, records its pid and stalls mid-episode."""
 
     class StallOnce(OracleAgent):
-        def reset(self, task, level, observation, seed):
-            super().reset(task, level, observation, seed)
-            self.stall = task.id == pid_file.stem and not pid_file.exists()
+        def reset(self, observation, info, seed, *, solution):
+            super().reset(observation, info, seed, solution=solution)
+            self.stall = info["task"] == pid_file.stem and not pid_file.exists()
             if self.stall:
                 pid_file.write_text(str(os.getpid()))
 
@@ -233,9 +234,9 @@ def _hanging_oracle(pid_file: Path):
     """An oracle that hangs mid-episode, on every attempt, on ``pid_file.stem``'s task (recording its pid)."""
 
     class Hang(OracleAgent):
-        def reset(self, task, level, observation, seed):
-            super().reset(task, level, observation, seed)
-            self.hang = task.id == pid_file.stem
+        def reset(self, observation, info, seed, *, solution):
+            super().reset(observation, info, seed, solution=solution)
+            self.hang = info["task"] == pid_file.stem
 
         def act(self, observation, info):
             if self.hang and observation["step"] == 2:
@@ -321,8 +322,8 @@ def _flaky_random():
     """A random agent whose process dies on every attempt of seed 1 and which raises on seed 2."""
 
     class Flaky(RandomAgent):
-        def reset(self, task, level, observation, seed):
-            super().reset(task, level, observation, seed)
+        def reset(self, observation, info, seed):
+            super().reset(observation, info, seed)
             self.seed = seed
 
         def act(self, observation, info):
@@ -409,9 +410,9 @@ def test_vector_env_ragged_steps_autoreset_and_fractional_cpus(ray_cluster, mini
 LOCAL_RUN = """
 import json, sys
 import ray
-from baselines.random_agent import RandomAgent
-from icae_env.parallel import run_suite_parallel
-results = run_suite_parallel(lambda: RandomAgent(2), sys.argv[1:3], ("L1",), (0, 1), out_dir=sys.argv[3], workers=2)
+from icae_env.baselines.random_agent import RandomAgent
+from icae_env.run import run_suite
+results = run_suite(lambda: RandomAgent(2), sys.argv[1:3], ("L1",), (0, 1), out_dir=sys.argv[3], workers=2)
 assert not ray.is_initialized()
 print(json.dumps([[r.task, r.seed, r.steps, r.error] for r in results]))
 """
@@ -419,7 +420,7 @@ print(json.dumps([[r.task, r.seed, r.steps, r.error] for r in results]))
 
 @pytest.mark.ray
 @requires_ray
-def test_run_suite_parallel_starts_a_local_cluster(tmp_path):
+def test_run_suite_on_workers_starts_a_local_cluster(tmp_path):
     # A fresh process, as `icae-env run --workers 2` would be, with no cluster named in its environment.
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_") and k != "ICAE_TEST_RAY_CLIENT"}
     command = [sys.executable, "-c", LOCAL_RUN, *TASKS[:2], str(tmp_path)]

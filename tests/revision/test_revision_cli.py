@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from icae_env.runner import REVISION_ENV_ID, env_id_for
+from icae_env.run import env_id_for
+
+REVISION_ENV_ID = "icae/Revision-v0"
 
 CLI = [sys.executable, "-m", "icae_env.cli"]
 

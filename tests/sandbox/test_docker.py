@@ -134,7 +134,7 @@ def test_reap_after_sigkilled_runners():
 @pytest.mark.parametrize("name", list_tasks())
 def test_check_env_and_oracle_match_local(name):
     from baselines.oracle_agent import OracleAgent
-    from icae_env.runner import run_suite
+    from icae_env.run import run_suite
 
     env = icae_env.make("icae/ProjectBuild-v0", task=name, sandbox="docker")
     try:

@@ -11,10 +11,10 @@ import pytest
 from openai_stub import request_problems
 
 import icae_env
-import wrappers.chat_observations
-import wrappers.tool_schema
+import icae_env.wrappers.chat_observations
+import icae_env.wrappers.tool_schema
 from icae_env.envs.clarify import ClarifyEnv
-from wrappers import TOOL_NAMES, ChatObservations, Messages, TextActions, assistant_turns, tool_schemas
+from icae_env.wrappers import TOOL_NAMES, ChatObservations, Messages, TextActions, assistant_turns, tool_schemas
 
 TOOLS = ("ask", "submit")
 TASK = "builtin/dep-resolver"
@@ -176,6 +176,6 @@ def test_the_messages_space():
     assert space == Messages() and not space.is_np_flattenable
 
 
-@pytest.mark.parametrize("module", [wrappers.chat_observations, wrappers.tool_schema])
+@pytest.mark.parametrize("module", [icae_env.wrappers.chat_observations, icae_env.wrappers.tool_schema])
 def test_doctests_pass(module):
     assert doctest.testmod(module, raise_on_error=False).failed == 0

@@ -9,10 +9,10 @@ import gymnasium
 import pytest
 
 import icae_env
-import wrappers.record_episode
+import icae_env.wrappers.record_episode
+from icae_env.run.trajectory import read_trajectory, replay
 from icae_env.tasks import load_task
-from icae_env.trajectory import read_trajectory, replay
-from wrappers import INVALID_ACTION, RecordEpisode, ShapedReward, TextActions
+from icae_env.wrappers import INVALID_ACTION, RecordEpisode, ShapedReward, TextActions
 
 CLARIFY = "icae/Clarify-v0"
 TASK = "builtin/dep-resolver"
@@ -109,4 +109,4 @@ def test_placement_and_arguments_are_checked(tmp_path):
 
 
 def test_doctests_pass():
-    assert doctest.testmod(wrappers.record_episode, raise_on_error=False).failed == 0
+    assert doctest.testmod(icae_env.wrappers.record_episode, raise_on_error=False).failed == 0

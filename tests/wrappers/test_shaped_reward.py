@@ -9,11 +9,12 @@ import pytest
 from packs import ADAPTER, TEST_SH
 
 import icae_env
-import wrappers.shaped_reward
+import icae_env.wrappers.shaped_reward
 from icae_env.envs.clarify import ClarifyEnv
-from wrappers import ShapedReward, TextActions
+from icae_env.wrappers import ShapedReward, TextActions
 
 HIT, MISS = "what is the output format", "what is the weather like today"  # mini-echo: C001 / the fallback
+TEST_COMMAND = icae_env.wrappers.shaped_reward._TEST_COMMAND
 RUN_TESTS = {"tool": "bash", "command": "bash rcb_tests/test.sh"}
 WEIGHTS = {"constraint": 0.3, "public": 0.5, "fallback": 0.1}
 
@@ -73,7 +74,7 @@ def test_the_final_reward_keeps_the_env_score_and_the_mirror_agrees_with_it(env)
 def test_on_clarify_the_env_reports_the_hits():
     environment = ShapedReward(ClarifyEnv(task="builtin/dep-resolver", question_cost=0.0), constraint=1.0)
     environment.reset(seed=0)
-    assert environment._mirror is None
+    assert not hasattr(environment, "_mirror")  # no User Agent of its own: the env reports the hits
     shaping = terms_of(environment.step("how are cycles reported"))
     assert (shaping["env"], shaping["constraint"]) == (pytest.approx(0.1), 1.0)
 
@@ -91,7 +92,7 @@ def test_on_clarify_the_env_reports_the_hits():
     ],
 )
 def test_what_counts_as_running_the_public_tests(command, runs):
-    assert bool(re.search(wrappers.shaped_reward._TEST_COMMAND, command)) is runs
+    assert bool(re.search(icae_env.wrappers.shaped_reward._TEST_COMMAND, command)) is runs
 
 
 def test_reset_starts_the_terms_afresh(env):
@@ -112,11 +113,11 @@ def test_placement_and_arguments_are_checked(mini_pack):
         with pytest.raises(ValueError, match=r"test_command '\(' is not a valid regular expression"):
             ShapedReward(base, test_command="(")
         assert ShapedReward(base).spec.additional_wrappers[-1].kwargs == {
-            "constraint": 0.05, "public": 0.5, "fallback": 0.02, "test_command": wrappers.shaped_reward._TEST_COMMAND
+            "constraint": 0.05, "public": 0.5, "fallback": 0.02, "test_command": TEST_COMMAND
         }  # fmt: skip
     finally:
         base.close()
 
 
 def test_doctests_pass():
-    assert doctest.testmod(wrappers.shaped_reward, raise_on_error=False).failed == 0
+    assert doctest.testmod(icae_env.wrappers.shaped_reward, raise_on_error=False).failed == 0

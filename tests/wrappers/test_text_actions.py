@@ -9,12 +9,12 @@ import gymnasium
 import pytest
 
 import icae_env
-import wrappers.text_actions
-import wrappers.text_parsing
-import wrappers.text_scan
+import icae_env.wrappers.text_actions
+import icae_env.wrappers.text_parsing
+import icae_env.wrappers.text_scan
 from icae_env.actions import MAX_COMMAND_CHARS, MAX_QUESTION_CHARS, Bash
 from icae_env.envs.clarify import ClarifyEnv
-from wrappers import INVALID_ACTION, TextActionError, TextActions, parse_text_action
+from icae_env.wrappers import INVALID_ACTION, TextActionError, TextActions, parse_text_action
 
 CLARIFY_TOOLS = ("ask", "submit")
 
@@ -305,6 +305,8 @@ def test_arguments_are_checked_and_recorded_in_the_spec():
     assert rebuilt.action_space.max_length == 500 and INVALID_ACTION == {"tool": "invalid"}
 
 
-@pytest.mark.parametrize("module", [wrappers.text_actions, wrappers.text_parsing, wrappers.text_scan])
+@pytest.mark.parametrize(
+    "module", [icae_env.wrappers.text_actions, icae_env.wrappers.text_parsing, icae_env.wrappers.text_scan]
+)
 def test_doctests_pass(module):
     assert doctest.testmod(module, raise_on_error=False).failed == 0

@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from icae_env.kinds.common import hidden_paths
 from icae_env.revision.models import RevisionTask, TextMatch, Verdict
 from icae_env.revision.report import AssertionResult
-from icae_env.sandbox import make_sandbox
 from icae_env.sandbox.base import Sandbox
+from icae_env.sandbox.spec import SandboxSpec
 
 __all__ = ["CheckContext", "CheckOutcome", "match_text", "json_at", "fresh_copy", "short"]
 
@@ -33,8 +34,7 @@ class CheckContext:
         task: The task.
         workspace: Host path of the final workspace (read-only use).
         evidence: This criterion's evidence directory (created).
-        sandbox: Backend name for fresh copies.
-        sandbox_options: Options of that backend.
+        sandbox: The sandbox spec of fresh copies.
         browser: A shared browser session (created on first use by browser checks).
         judge: The LLM judge, when configured.
     """
@@ -42,8 +42,7 @@ class CheckContext:
     task: RevisionTask
     workspace: Path
     evidence: Path
-    sandbox: str = "local"
-    sandbox_options: dict[str, Any] = field(default_factory=dict)
+    sandbox: SandboxSpec = field(default_factory=SandboxSpec)
     browser: Any = None
     judge: Any = None
 
@@ -121,7 +120,7 @@ def json_equals(actual: Any, expected: Any) -> bool:
 @contextmanager
 def fresh_copy(ctx: CheckContext) -> Iterator[Sandbox]:
     """Yield a started sandbox holding a fresh copy of the final workspace (closed afterwards)."""
-    box = make_sandbox(ctx.sandbox, language=ctx.task.language, **ctx.sandbox_options)
+    box = ctx.sandbox.make(language=ctx.task.language, hide=hidden_paths(ctx.task, ctx.task.golden_dir))
     try:
         box.start()
         box.copy_in(ctx.workspace)

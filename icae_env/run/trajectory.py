@@ -3,6 +3,11 @@
 Line types: ``{"type": "reset", "env_id", "kwargs", "seed", "options", "observation", "info"}`` then one
 ``{"type": "step", "step", "action", "observation", "reward", "terminated", "truncated", "info"}`` per step.
 A file stays readable when the writer is killed mid-run: every line is complete and flushed.
+
+The reset line's ``env_id`` and ``kwargs`` come from :func:`trajectory_header`, the one place that turns an env
+into what rebuilds it: task objects are recorded by the reference their kind loads again (never as data, so a
+trajectory holds no hidden records, cases, criteria or golden files), and values that are not JSON by their
+``repr``. Run directories name trajectory files with :func:`trajectory_name`.
 """
 
 from __future__ import annotations
@@ -16,7 +21,17 @@ from typing import IO, Any
 import numpy as np
 from pydantic import BaseModel
 
-__all__ = ["TrajectoryWriter", "ReplayReport", "read_trajectory", "replay", "jsonable"]
+from icae_env.errors import ArgumentError
+
+__all__ = [
+    "TrajectoryWriter",
+    "ReplayReport",
+    "read_trajectory",
+    "replay",
+    "jsonable",
+    "trajectory_header",
+    "trajectory_name",
+]
 
 
 def jsonable(value: Any) -> Any:
@@ -38,6 +53,34 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def _recordable(value: Any, kind: Any) -> Any:
+    """``value`` as a reset line records it: task objects by reference, the rest as JSON (or its repr)."""
+    if kind is not None and isinstance(value, kind.task_type):
+        return kind.ref(value)
+    if isinstance(value, (list, tuple)):
+        return [_recordable(v, kind) for v in value]
+    value = jsonable(value)
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+    return value
+
+
+def trajectory_header(env: Any) -> tuple[str | None, dict[str, Any]]:
+    """Return the ``env_id`` and constructor ``kwargs`` that rebuild ``env`` (``(None, {})`` without a spec)."""
+    spec = env.spec
+    if spec is None:
+        return None, {}
+    kind = getattr(env.unwrapped, "kind", None)
+    return spec.id, {str(k): _recordable(v, kind) for k, v in spec.kwargs.items()}
+
+
+def trajectory_name(task: str | Path, level: str, seed: int | None) -> str:
+    """The file name of one episode's trajectory in a run directory: ``<task>-<level>-<seed>.jsonl``."""
+    return f"{Path(str(task)).name}-{level}-{seed}.jsonl"
+
+
 class TrajectoryWriter:
     """Appends trajectory lines to ``path``, flushing each one.
 
@@ -52,7 +95,7 @@ class TrajectoryWriter:
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._handle is None:
-            raise ValueError(f"trajectory writer for {self.path} is closed")
+            raise ArgumentError(f"trajectory writer for {self.path} is closed")
         self._handle.write(json.dumps(jsonable(record), ensure_ascii=False) + "\n")
         self._handle.flush()
 
@@ -130,14 +173,14 @@ def replay(path: str | Path, **overrides: Any) -> ReplayReport:
         The :class:`ReplayReport`.
 
     Raises:
-        ValueError: when the file has no reset record.
+        ArgumentError: when the file has no reset record (a ``ValueError``).
     """
     import icae_env
 
     records = iter(read_trajectory(path))
     head = next((r for r in records if r.get("type") == "reset"), None)
     if head is None or not head.get("env_id"):
-        raise ValueError(f"{path}: no reset record with an env_id; cannot replay")
+        raise ArgumentError(f"{path}: no reset record with an env_id; cannot replay")
     env = icae_env.make(head["env_id"], **{**head.get("kwargs", {}), **overrides})
     report = ReplayReport()
     try:

@@ -1,4 +1,4 @@
-"""``icae-env revision ...``: list, validate and grade revision tasks."""
+"""``icae-env revision list|validate|grade``: revision tasks (Co-Design Bench style)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from icae_env.cli.common import add_sandbox_arguments, sandbox_of
 from icae_env.revision.grading import grade
 from icae_env.revision.pack import list_revision_tasks, load_revision_task
 from icae_env.revision.validate import format_validation, validate_revision_task
@@ -22,20 +23,22 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    names = args.names or list_revision_tasks()
+    sandbox = sandbox_of(args)
     bad = 0
-    for name in args.names or list_revision_tasks():
-        result = validate_revision_task(load_revision_task(name), sandbox=args.sandbox)
+    for name in names:
+        result = validate_revision_task(load_revision_task(name), sandbox=sandbox)
         print(format_validation(result), flush=True)
         bad += bool(result.problems)
-    total = len(args.names or list_revision_tasks())
-    print(f"\n{total - bad}/{total} revision tasks valid (golden Strict 1.0, start keeps preservation, empty fails it)")
+    rules = "golden Strict 1.0, start keeps preservation, empty fails it"
+    print(f"\n{len(names) - bad}/{len(names)} revision tasks valid ({rules})")
     return 1 if bad else 0
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
     task = load_revision_task(args.task)
     evidence = Path(args.evidence) if args.evidence else None
-    report = grade(task, Path(args.workspace), sandbox=args.sandbox, evidence_dir=evidence)
+    report = grade(task, Path(args.workspace), sandbox=sandbox_of(args), evidence_dir=evidence)
     if args.json:
         print(report.model_dump_json(indent=1))
         return 0
@@ -50,19 +53,19 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_revision_commands(subparsers: Any) -> None:
-    """Register ``revision list|validate|grade`` on an argparse subparsers object."""
-    revision = subparsers.add_parser("revision", help="revision tasks (Co-Design Bench style)")
+def add_revision_commands(commands: Any) -> None:
+    """Register ``revision list|validate|grade``."""
+    revision = commands.add_parser("revision", help="revision tasks (Co-Design Bench style)")
     sub = revision.add_subparsers(dest="revision_command", required=True)
     sub.add_parser("list", help="list the built-in revision tasks").set_defaults(func=_cmd_list)
     validate = sub.add_parser("validate", help="golden Strict 1.0; start keeps preservation; empty fails it")
     validate.add_argument("names", nargs="*", help="task names or pack paths (default: every built-in one)")
-    validate.add_argument("--sandbox", default="local")
+    add_sandbox_arguments(validate)
     validate.set_defaults(func=_cmd_validate)
     grade_cmd = sub.add_parser("grade", help="grade a workspace against a revision task's criteria")
     grade_cmd.add_argument("workspace")
     grade_cmd.add_argument("--task", required=True)
     grade_cmd.add_argument("--evidence", default=None, help="directory to keep the evidence in")
-    grade_cmd.add_argument("--sandbox", default="local")
     grade_cmd.add_argument("--json", action="store_true", help="print the full report as JSON")
+    add_sandbox_arguments(grade_cmd)
     grade_cmd.set_defaults(func=_cmd_grade)

@@ -1,7 +1,9 @@
-"""Records of a parallel run: episode jobs, infrastructure errors, the report, and the sink that writes them.
+"""Records of a run (serial or on Ray): episode jobs, infrastructure errors, the report, and the one sink.
 
 The sink appends each result to ``results.jsonl`` (and each infrastructure error to ``infra_errors.jsonl``) the
-moment it reaches the driver, so an interrupted or crashed run keeps every finished episode.
+moment it is known, draws the progress line, and writes ``summary.md`` at the end, so an interrupted or crashed run
+keeps every finished episode. Trajectory files are ``trajectories/<task>-<level>-<seed>.jsonl``
+(:func:`~icae_env.run.trajectory.trajectory_name`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from icae_env.rollout import EpisodeResult
-from icae_env.runner import format_table
+from icae_env.run.episode import EpisodeResult
+from icae_env.run.table import format_table
+from icae_env.run.trajectory import trajectory_name
 
 __all__ = [
     "INFRA_PREFIX",
@@ -27,7 +30,6 @@ __all__ = [
     "ResultSink",
     "infra_result",
     "make_jobs",
-    "write_summary",
 ]
 
 INFRA_PREFIX = "InfrastructureError: "
@@ -79,12 +81,12 @@ class InfraError(BaseModel):
 
 @dataclass
 class RolloutReport:
-    """What :func:`rollout` returns.
+    """What :func:`~icae_env.run.rollout` returns (and :func:`~icae_env.run.run_suite` the results of).
 
     Attributes:
-        results: One result per episode, in (task, level, seed) order like :func:`icae_env.runner.run_suite`.
+        results: One result per episode, in (task, level, seed) order.
         infra_errors: Every infrastructure failure, retried or not, in the order they happened.
-        num_workers: Worker actors used.
+        num_workers: Ray worker actors used (0: the episodes ran in this process).
         startup_s: Seconds spent connecting to Ray and starting the workers.
         wall_s: Seconds from the first episode handed out to the last result received.
     """
@@ -112,7 +114,7 @@ class RolloutReport:
 
 
 def make_jobs(tasks: Sequence[str], levels: Sequence[str], seeds: Sequence[int | None]) -> list[EpisodeJob]:
-    """Every (task, level, seed) in :func:`icae_env.runner.run_suite` order."""
+    """Every (task, level, seed), task-major: the order of a run's results."""
     combos = [(t, lv, s) for t in tasks for lv in levels for s in seeds]
     return [EpisodeJob(i, str(t), lv, s) for i, (t, lv, s) in enumerate(combos)]
 
@@ -138,6 +140,14 @@ class ResultSink:
         self.results: dict[int, EpisodeResult] = {}
         self.infra_errors: list[InfraError] = []
         self.started = time.monotonic()
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+
+    def trajectory_path(self, job: EpisodeJob) -> Path | None:
+        """Where the trajectory of ``job`` goes (None when nothing is written)."""
+        if self.out is None:
+            return None
+        return self.out / "trajectories" / trajectory_name(job.task, job.level, job.seed)
 
     def _append(self, name: str, record: BaseModel) -> None:
         if self.out:
@@ -148,8 +158,8 @@ class ResultSink:
         """Keep and write one episode's result (and trajectory text), then call ``on_result``."""
         self.results[job.index] = result
         self._append("results.jsonl", result)
-        if self.out and trajectory is not None:
-            path = self.out / "trajectories" / f"{Path(job.task).name}-{job.level}-{job.seed}.jsonl"
+        path = self.trajectory_path(job)
+        if path is not None and trajectory is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "a", encoding="utf-8") as handle:
                 handle.write(trajectory)
@@ -183,6 +193,25 @@ class ResultSink:
         sys.stderr.write(f"\r[{bar:<20}] {done}/{self.total} {elapsed:6.1f}s {label:<48.48}")
         sys.stderr.flush()
 
+    def finish(self) -> None:
+        """End the progress line."""
+        if self.progress:
+            self.draw("done")
+            sys.stderr.write("\n")
+
+    def write_summary(self, agent: str, levels: Sequence[str], report: RolloutReport) -> None:
+        """Write ``summary.md``: the result table, how it ran, and a line on infrastructure errors, if any."""
+        if self.out is None:
+            return
+        how = f", {report.num_workers} Ray workers, {report.wall_s:.1f}s" if report.num_workers else ""
+        title = f"# icae-env run: {agent}\n\n{len(report.results)} episodes, levels {', '.join(levels)}{how}\n\n"
+        lines = [title + format_table(report.results, markdown=True)]
+        if report.infra_errors:
+            lines.append(
+                f"\nInfrastructure errors: {len(report.infra_errors)} ({report.retries} retried), in infra_errors.jsonl"
+            )
+        (self.out / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
     def ordered(self) -> list[EpisodeResult]:
         """The results so far, in job order."""
         return [self.results[i] for i in sorted(self.results)]
@@ -195,17 +224,3 @@ def infra_result(agent: str, job: EpisodeJob, exc: BaseException) -> EpisodeResu
     """
     error = INFRA_PREFIX + _one_line(exc, 500)
     return EpisodeResult(agent=agent, task=Path(job.task).name, level=job.level, seed=job.seed, error=error)
-
-
-def write_summary(out: Path, agent: str, levels: Sequence[str], report: RolloutReport) -> None:
-    """Write ``summary.md``: the result table, and a line on infrastructure errors when there were any."""
-    title = (
-        f"# icae-env run: {agent}\n\n{len(report.results)} episodes, levels {', '.join(levels)}, "
-        f"{report.num_workers} Ray workers, {report.wall_s:.1f}s\n\n"
-    )
-    lines = [title + format_table(report.results, markdown=True)]
-    if report.infra_errors:
-        lines.append(
-            f"\nInfrastructure errors: {len(report.infra_errors)} ({report.retries} retried), in infra_errors.jsonl"
-        )
-    (out / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -1,0 +1,72 @@
+"""What the commands share: the sandbox options, the run configuration, argument types and plain tables."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from icae_env.config import RunConfig, load_config
+from icae_env.sandbox.spec import SandboxSpec, parse_option
+
+__all__ = ["add_sandbox_arguments", "config_of", "pct", "sandbox_of", "seconds", "table"]
+
+
+def pct(value: float | None) -> str:
+    """A rate as a percentage with one decimal (``-`` for None)."""
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A plain-text table with a rule under the header."""
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
+def add_sandbox_arguments(parser: argparse.ArgumentParser, config: bool = True) -> None:
+    """Add ``--sandbox NAME``, ``--sandbox-option key=value`` (repeatable) and, with ``config``, ``--config``."""
+    parser.add_argument("--sandbox", default=None, help="sandbox backend: local (default) or docker")
+    parser.add_argument(
+        "--sandbox-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a backend option (repeatable), e.g. isolation=bwrap, memory=2g, warm_pool=1",
+    )
+    if config:
+        parser.add_argument("--config", help="run configuration YAML, or the name of a shipped one (default)")
+
+
+def config_of(args: argparse.Namespace) -> RunConfig:
+    """The run configuration ``--config`` names (the defaults without it)."""
+    path = getattr(args, "config", None)
+    return load_config(path) if path else RunConfig()
+
+
+def sandbox_of(args: argparse.Namespace) -> SandboxSpec:
+    """The sandbox spec of a command: the configuration's, another backend by ``--sandbox``, then each option.
+
+    Naming another backend than the configuration's starts from that backend's defaults.
+
+    Raises:
+        ConfigError: one line naming the bad backend or option and the valid choices.
+    """
+    base = config_of(args).sandbox
+    options: dict[str, Any] = dict(parse_option(text) for text in args.sandbox_option)
+    if args.sandbox is not None and args.sandbox != base.backend:
+        return SandboxSpec.of(args.sandbox, options)
+    return SandboxSpec.of(base, options)

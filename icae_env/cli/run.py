@@ -1,0 +1,122 @@
+"""``icae-env run``, ``replay``, ``images build`` and ``docker reap``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from icae_env.cli.common import add_sandbox_arguments, sandbox_of, seconds
+from icae_env.registration import AGENTS, resolve
+from icae_env.run import format_table, replay, resolve_tasks, run_suite
+
+__all__ = ["add_run_commands"]
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    if args.episode_timeout is not None and args.workers <= 0:
+        print("icae-env: error: --episode-timeout needs --workers N (episodes run on Ray workers)", file=sys.stderr)
+        return 2
+    policy_class = resolve("agent", args.agent)
+    out = args.out or f"runs/{args.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+    env_kwargs: dict[str, Any] = {"max_steps": args.max_steps, "sandbox": sandbox_of(args)}
+    if args.budget is not None:
+        env_kwargs["budget"] = args.budget
+    results = run_suite(
+        policy_class,
+        resolve_tasks(args.tasks),
+        [lv.strip() for lv in args.levels.split(",")],
+        [int(s) for s in str(args.seeds).split(",") if s.strip()],
+        out_dir=out,
+        env_kwargs=env_kwargs,
+        trajectories=args.trajectories,
+        progress=not args.quiet,
+        workers=args.workers,
+        address=args.ray_address,
+        episode_timeout_s=args.episode_timeout,
+    )
+    print(format_table(results))
+    print(f"\nresults: {out}/results.jsonl, {out}/summary.md")
+    return 1 if any(r.error for r in results) else 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    report = replay(args.trajectory)
+    print(f"replayed {report.steps} steps: {'identical' if report.ok else f'{len(report.mismatches)} mismatches'}")
+    for mismatch in report.mismatches[:20]:
+        print(f"  step {mismatch['step']}: {mismatch['field']} differs")
+    return 0 if report.ok else 1
+
+
+def _cmd_images_build(args: argparse.Namespace) -> int:
+    from icae_env.sandbox.images import IMAGE_RECIPES, build_image, image_for
+
+    names = sorted({image_for(lang) for lang in args.languages} if args.languages else set(IMAGE_RECIPES))
+    for name in names:
+        if name not in IMAGE_RECIPES:
+            print(f"{name}: no local recipe (pull it from your registry)")
+            continue
+        built = build_image(name, force=args.force)
+        print(f"{name}: {'built' if built else 'already present'}")
+    return 0
+
+
+def _cmd_docker_reap(args: argparse.Namespace) -> int:
+    from icae_env.sandbox.docker import reap
+
+    removed = reap(all_owners=args.all)
+    print(f"removed {len(removed)} container(s)" + (": " + ", ".join(removed) if removed else ""))
+    return 0
+
+
+def _add_run(commands: Any) -> None:
+    run = commands.add_parser("run", help="run a baseline agent over tasks and levels and print a score table")
+    run.add_argument("--agent", choices=sorted(AGENTS), default="oracle")
+    run.add_argument(
+        "--tasks",
+        default="builtin",
+        help="comma-separated names or pack paths; 'builtin' = every built-in task, 'revision' = every revision task",
+    )
+    run.add_argument("--levels", default="L1", help="comma-separated levels (L1,L2,L3,ground)")
+    run.add_argument("--seeds", default="0", help="comma-separated reset seeds")
+    run.add_argument("--out", default=None, help="output directory (default runs/<agent>-<time>)")
+    run.add_argument(
+        "--budget", type=int, default=None, help="clarification questions per episode (default: the env's, 16 or 0)"
+    )
+    run.add_argument("--max-steps", type=int, default=200)
+    add_sandbox_arguments(run)
+    run.add_argument("--trajectories", action="store_true", help="record a JSONL trajectory per episode")
+    run.add_argument("--quiet", action="store_true", help="no progress line")
+    run.add_argument("--workers", type=int, default=0, help="run episodes on N Ray workers (0: in this process)")
+    run.add_argument(
+        "--ray-address",
+        default=None,
+        help="Ray cluster for --workers: auto, HOST:PORT or ray://HOST:PORT (default: RAY_ADDRESS or a local one)",
+    )
+    run.add_argument(
+        "--episode-timeout",
+        type=seconds,
+        default=None,
+        help="with --workers: seconds an episode may run before its worker is killed (default: no limit)",
+    )
+    run.set_defaults(func=_cmd_run)
+
+
+def add_run_commands(commands: Any) -> None:
+    """Register ``run``, ``replay``, ``images build`` and ``docker reap``."""
+    _add_run(commands)
+    replay_cmd = commands.add_parser("replay", help="re-run a recorded trajectory and compare the observations")
+    replay_cmd.add_argument("trajectory")
+    replay_cmd.set_defaults(func=_cmd_replay)
+    images = commands.add_parser("images", help="container images for the docker sandbox")
+    images_sub = images.add_subparsers(dest="images_command", required=True)
+    build = images_sub.add_parser("build", help="build base images locally (debootstrap + docker import)")
+    build.add_argument("languages", nargs="*", help="languages whose image to build (default: every recipe)")
+    build.add_argument("--force", action="store_true", help="rebuild even when present")
+    build.set_defaults(func=_cmd_images_build)
+    docker_cmd = commands.add_parser("docker", help="docker sandbox maintenance")
+    docker_sub = docker_cmd.add_subparsers(dest="docker_command", required=True)
+    reap_cmd = docker_sub.add_parser("reap", help="remove icae-env containers whose owner process is gone")
+    reap_cmd.add_argument("--all", action="store_true", help="remove every icae-env container, owners alive or not")
+    reap_cmd.set_defaults(func=_cmd_docker_reap)

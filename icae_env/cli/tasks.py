@@ -1,0 +1,154 @@
+"""``icae-env tasks list|validate|export-icae|inspect-icae`` and ``icae-env score``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from icae_env.cli.common import add_sandbox_arguments, config_of, pct, sandbox_of, table
+from icae_env.errors import IcaeEnvError
+from icae_env.scoring import ScoreReport, score
+from icae_env.tasks import TIERS, export_icae, list_tasks, load_icae_bench, load_task
+from icae_env.tasks.icae_bench import LEVEL_DIRS
+
+__all__ = ["add_score_command", "add_tasks_commands"]
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    rows = []
+    for name in list_tasks():
+        task = load_task(name)
+        tiers = "/".join(str(task.tests.case_count(t)) for t in TIERS)
+        rows.append((name, task.language, "/".join(sorted(task.levels)), tiers, task.title))
+    print(table(("task", "language", "levels", "cases pub/nat/enh", "title"), rows))
+    print(f"\n{len(rows)} tasks in {len({r[1] for r in rows})} languages")
+    return 0
+
+
+def _score_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"sandbox": sandbox_of(args), "limits": config_of(args).scoring.limits()}
+
+
+def _validate_one(name: str, options: dict[str, Any]) -> tuple[tuple[object, ...], bool]:
+    task = load_task(name)
+    if task.golden_dir is None:
+        return (name, "no golden", "", "", "", "", "", "FAIL"), False
+    golden = score(task, task.golden_dir, structure=False, **options)
+    with tempfile.TemporaryDirectory(prefix="icae-empty-") as empty:
+        blank = score(task, empty, structure=False, **options)
+    golden_ok = all(r.passed == r.total for r in golden.tiers.values()) and set(golden.tiers) == set(TIERS)
+    blank_ok = all(r.passed == 0 for r in blank.tiers.values())
+    ok = golden_ok and blank_ok
+    rates = [pct(golden.rate(t)) for t in TIERS]
+    row = (name, *rates, pct(golden.overall), pct(blank.overall), f"{golden.duration_s:.1f}", "ok" if ok else "FAIL")
+    if not golden_ok:
+        for tier in golden.tiers.values():
+            if tier.first_failure:
+                print(f"{name} [{tier.tier}] first failure: {tier.first_failure.model_dump_json()}", file=sys.stderr)
+    return row, ok
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    names = args.names or list_tasks()
+    options = _score_options(args)
+    rows, failures = [], 0
+    for name in names:
+        try:
+            row, ok = _validate_one(name, options)
+        except IcaeEnvError as exc:
+            row, ok = (name, "", "", "", "", "", "", f"FAIL: {exc}"), False
+        rows.append(row)
+        failures += not ok
+    print(table(("task", "public", "native", "enhanced", "golden overall", "empty overall", "s", "status"), rows))
+    print(f"\n{len(rows) - failures}/{len(rows)} tasks valid (golden 100% on every tier, empty workspace 0%)")
+    return 1 if failures else 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    root = export_icae(load_task(args.name), args.dir, alias=args.alias)
+    print(f"exported {args.name} to {root}")
+    return 0
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    root = Path(args.root)
+    aliases = args.aliases or sorted(
+        {p.stem for d in LEVEL_DIRS.values() for p in (root / "user_agent" / d[0]).glob("*.json")}
+    )
+    rows: list[tuple[object, ...]] = []
+    failures = 0
+    for alias in aliases:
+        try:
+            level = next(lv for lv, d in LEVEL_DIRS.items() if (root / "user_agent" / d[0] / f"{alias}.json").is_file())
+            task = load_icae_bench(root, alias, level=level)
+            counts = {lv: len(spec.hidden_constraints) for lv, spec in task.levels.items()}
+            rows.append((alias, task.language, json.dumps(counts), ",".join(task.available_tiers), len(task.notes)))
+            for note in task.notes if args.verbose else ():
+                print(f"{alias}: {note}")
+        except (IcaeEnvError, StopIteration) as exc:
+            failures += 1
+            rows.append((alias, "", "", "", f"ERROR {exc}"))
+    print(table(("alias", "language", "records per level", "tiers", "notes"), rows))
+    return 1 if failures else 0
+
+
+def _print_report(report: ScoreReport) -> None:
+    rows = [
+        (t.tier, t.passed, t.total, pct(t.rate), t.failure_reason or "", f"{t.duration_s:.2f}")
+        for t in report.tiers.values()
+    ]
+    print(table(("tier", "passed", "total", "rate %", "first failure", "s"), rows))
+    print(f"\nOverall (native+enhanced): {pct(report.overall)}% ({report.hidden_passed}/{report.hidden_total})")
+    if report.structure is not None:
+        s = report.structure
+        print(
+            f"Structure: {s.files} files, {s.loc} LOC; File% {pct(s.file_ratio)} LOC% {pct(s.loc_ratio)} "
+            f"class sim {pct(s.class_sim)} method sim {pct(s.method_sim)}"
+        )
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    task = load_task(args.task)
+    tiers = [t.strip() for t in args.tiers.split(",") if t.strip()]
+    report = score(task, args.workspace, tiers=tiers, **_score_options(args))
+    if args.json:
+        print(report.model_dump_json(indent=2, exclude={"tiers": {"__all__": {"cases"}}}))
+    else:
+        _print_report(report)
+    return 0
+
+
+def add_tasks_commands(commands: Any) -> None:
+    """Register ``tasks list|validate|export-icae|inspect-icae``."""
+    tasks = commands.add_parser("tasks", help="list, validate, export and import tasks")
+    sub = tasks.add_subparsers(dest="tasks_command", required=True)
+    sub.add_parser("list", help="list the built-in tasks").set_defaults(func=_cmd_list)
+    validate = sub.add_parser("validate", help="score each golden (must be 100%%) and an empty workspace (0)")
+    validate.add_argument("names", nargs="*", help="task names or pack paths (default: every built-in task)")
+    add_sandbox_arguments(validate)
+    validate.set_defaults(func=_cmd_validate)
+    export = sub.add_parser("export-icae", help="write a task in the ICAE-Bench data layout")
+    export.add_argument("name")
+    export.add_argument("dir")
+    export.add_argument("--alias", default=None)
+    export.set_defaults(func=_cmd_export)
+    inspect = sub.add_parser("inspect-icae", help="load tasks from an ICAE-Bench data root and report them")
+    inspect.add_argument("root")
+    inspect.add_argument("aliases", nargs="*")
+    inspect.add_argument("-v", "--verbose", action="store_true", help="print every normalisation note")
+    inspect.set_defaults(func=_cmd_inspect)
+
+
+def add_score_command(commands: Any) -> None:
+    """Register ``score WORKSPACE --task NAME``."""
+    score_cmd = commands.add_parser("score", help="score a delivered repository against a task")
+    score_cmd.add_argument("workspace")
+    score_cmd.add_argument("--task", required=True)
+    score_cmd.add_argument("--tiers", default=",".join(TIERS))
+    score_cmd.add_argument("--json", action="store_true", help="print the full report as JSON")
+    add_sandbox_arguments(score_cmd)
+    score_cmd.set_defaults(func=_cmd_score)

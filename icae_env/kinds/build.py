@@ -1,0 +1,178 @@
+"""Task kind ``build``: ICAE-Bench project building from a fuzzy PRD, scored black-box on hidden test tiers.
+
+Tasks are :class:`~icae_env.tasks.Task` (built-in ``builtin/<name>``, task packs, ICAE-Bench imports). The
+workspace starts empty (or with the task's starting files); evaluation replays the delivery's
+``rcb_tests/test.sh`` on each tier in fresh sandboxes (:func:`icae_env.scoring.score`), exactly as ICAE-Bench does.
+
+Reward components (all in 0..1): ``overall`` (ICAE Overall, (Native + Enhanced passed) / (Native + Enhanced
+total); for a task without hidden tiers the Public rate stands in), ``public``/``native``/``enhanced`` (per-tier
+rates, 0 when absent), ``task_coverage`` (share of the task's own hidden records the questions hit; no
+boilerplate, no test files) and ``constraint_coverage`` (ICAE's coverage over every record of the level). Default
+weights: ``overall + 0.2 * task_coverage``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from icae_env.core import EvalContext, Score, Solution, Transcript, WeightedReward
+from icae_env.kinds.common import golden_actions, hidden_paths, oracle_questions, pack_ref
+from icae_env.sandbox.base import Sandbox
+from icae_env.scoring import ScoreLimits, ScoreReport, StructureReport, score
+from icae_env.tasks import Task, list_tasks, load_task
+from icae_env.user_agent.metrics import InteractionStats
+
+__all__ = ["INTRO", "BuildKind", "BuildScore", "RewardConfig", "TierSummary", "reward_components"]
+
+INTRO = """{prd}
+---
+You are building this project in an empty workspace (the shell starts in it) with a {language} runtime and no
+network.
+Tools: bash(command, timeout?), write_file(path, content), str_replace(path, old, new), view(path, range?),
+ask(question), submit(). Paths are relative to the workspace root.
+Ask the user clarification questions with ask(question): you have {budget} questions, and questions the user
+cannot answer still count. Deliver rcb_tests/test.sh as the PRD describes; submit() scores the workspace on
+hidden tests in a fresh sandbox and ends the episode.
+"""
+
+
+class RewardConfig(WeightedReward):
+    """Weights of the ``build`` episode reward (see the module docstring)."""
+
+    overall: float = 1.0
+    task_coverage: float = 0.2
+    constraint_coverage: float = 0.0
+    public: float = 0.0
+    native: float = 0.0
+    enhanced: float = 0.0
+
+
+class TierSummary(BaseModel):
+    """One tier's outcome as ``info["score"]`` shows it (no case contents: those are hidden)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    passed: int
+    total: int
+    rate: float | None
+    failure_reason: str | None
+
+
+class BuildScore(Score):
+    """A ``build`` episode's score: the header plus ICAE's Overall, the tiers and the structural metrics."""
+
+    kind: Literal["build"] = "build"
+    overall: float | None = None
+    hidden_passed: int = 0
+    hidden_total: int = 0
+    tiers: dict[str, TierSummary] = {}
+    structure: StructureReport | None = None
+
+    def record(self) -> dict[str, Any]:
+        """Overall, the tier rates and the coverages, besides the header's interaction rates."""
+        rates = {
+            name: (self.tiers[name].rate if name in self.tiers else None) for name in ("public", "native", "enhanced")
+        }
+        overall = self.overall if self.overall is not None else self.components.get("overall")
+        return {
+            "overall": overall,
+            **rates,
+            "task_coverage": self.components.get("task_coverage"),
+            "constraint_coverage": self.components.get("constraint_coverage"),
+        }
+
+
+def reward_components(report: ScoreReport, stats: InteractionStats) -> dict[str, float]:
+    """Return every reward component of a scored episode."""
+    rates = {tier: report.rate(tier) or 0.0 for tier in ("public", "native", "enhanced")}
+    overall = report.overall if report.overall is not None else rates["public"]
+    return {
+        "overall": float(overall),
+        **rates,
+        "task_coverage": stats.task_coverage / 100.0,
+        "constraint_coverage": stats.constraint_coverage / 100.0,
+    }
+
+
+class BuildKind:
+    """The ``build`` task kind (see the module docstring).
+
+    Args:
+        score_limits: Time limits of the scorer (None: each task's own).
+    """
+
+    name: ClassVar[str] = "build"
+    task_type: ClassVar[type] = Task
+    reward_type: ClassVar[type[WeightedReward]] = RewardConfig
+    score_type: ClassVar[type[Score]] = BuildScore
+
+    def __init__(self, score_limits: ScoreLimits | None = None) -> None:
+        self.score_limits = score_limits
+
+    def list_tasks(self) -> list[str]:
+        """The built-in tasks (``builtin/<name>``)."""
+        return list_tasks()
+
+    def owns(self, ref: str) -> bool:
+        """Every task name or pack that no other kind claims (this kind is looked up last)."""
+        return True
+
+    def load(self, ref: str | Path) -> Task:
+        """Load a built-in task or a pack (:func:`icae_env.tasks.load_task`)."""
+        return load_task(ref)
+
+    def ref(self, task: Task) -> str:
+        """The bare id of a built-in task, else its pack directory."""
+        return pack_ref(task)
+
+    def setup(self, task: Task, box: Sandbox) -> None:
+        """Copy the task's starting files, if any, into the workspace."""
+        if task.start_dir is not None:
+            box.copy_in(task.start_dir)
+
+    def intro(self, task: Task, level: str, budget: int) -> str:
+        """The PRD of ``level``, then the tools, the budget and the delivery rule."""
+        return INTRO.format(prd=task.prd(level), language=task.language, budget=budget)
+
+    def evaluate(self, task: Task, level: str, snapshot: Path, transcript: Transcript, context: EvalContext) -> Score:
+        """Score every tier of the delivery in fresh sandboxes; add the interaction metrics."""
+        report = score(task, snapshot, sandbox=context.sandbox, limits=self.score_limits)
+        stats = transcript.stats(task.user_agent_data(level))
+        components = reward_components(report, stats)
+        tiers = {
+            name: TierSummary(passed=t.passed, total=t.total, rate=t.rate, failure_reason=t.failure_reason)
+            for name, t in report.tiers.items()
+        }
+        return BuildScore(
+            reward=context.reward.total(components),
+            components=components,
+            interaction=stats,
+            duration_s=report.duration_s,
+            overall=report.overall,
+            hidden_passed=report.hidden_passed,
+            hidden_total=report.hidden_total,
+            tiers=tiers,
+            structure=report.structure,
+        )
+
+    def progress(self, task: Task, level: str, snapshot: Path, context: EvalContext) -> float | None:
+        """The Public pass rate of the delivery (the cases the agent can see), scored in a fresh sandbox."""
+        report = score(task, snapshot, ["public"], sandbox=context.sandbox, limits=self.score_limits, structure=False)
+        return report.rate("public") or 0.0
+
+    def cheat(self, task: Task, level: str) -> Solution:
+        """Each record's first trigger, then the golden solution's files."""
+        return Solution(
+            questions=oracle_questions(task.user_agent_data(level)),
+            actions=golden_actions(task.golden_dir, task.start_dir),
+        )
+
+    def hidden_paths(self, task: Task) -> tuple[Path, ...]:
+        """The task pack and the golden solution."""
+        return hidden_paths(task, task.golden_dir)
+
+    def close(self) -> None:
+        """Nothing to release."""
