@@ -26,6 +26,7 @@ import gymnasium as gym
 
 import icae_env
 from icae_env.errors import ArgumentError
+from icae_env.llm_http import LLMHttpError
 from icae_env.run import EpisodeJob, EpisodeResult, RolloutReport, format_table, make_jobs, resolve_tasks, run_episode
 from icae_env.run.args import SuiteArgs, parse_args
 from icae_env.run.records import ResultSink
@@ -101,14 +102,14 @@ class ChatClient:
         except json.JSONDecodeError:
             decoded = None
         if not isinstance(decoded, dict):
-            raise RuntimeError(f"{self.url} returned something other than a JSON object: {body[:300]!r}")
+            raise LLMHttpError(f"{self.url} returned something other than a JSON object: {body[:300]!r}")
         return decoded
 
     def complete(self, payload: dict[str, Any]) -> dict[str, Any]:
         """Return the decoded completion for ``payload``.
 
         Raises:
-            RuntimeError: for a non-retryable HTTP error, or when the retries are used up.
+            LLMHttpError: for a non-retryable HTTP error, or when the retries are used up (a ``RuntimeError``).
         """
         for attempt in range(self.retries + 1):
             try:
@@ -118,10 +119,10 @@ class ChatClient:
             except urllib.error.HTTPError as exc:
                 detail = exc.read().decode("utf-8", errors="replace")[:500]
                 if exc.code not in _RETRY_STATUS or attempt == self.retries:
-                    raise RuntimeError(f"{self.url} answered HTTP {exc.code}: {detail}") from None
+                    raise LLMHttpError(f"{self.url} answered HTTP {exc.code}: {detail}") from None
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
                 if attempt == self.retries:
-                    raise RuntimeError(f"{self.url} unreachable after {attempt + 1} attempts: {exc}") from None
+                    raise LLMHttpError(f"{self.url} unreachable after {attempt + 1} attempts: {exc}") from None
             time.sleep(self.backoff_s * 2**attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -166,7 +167,7 @@ class LLMAgent:
         response = self.client.complete(payload)
         choices = response.get("choices") or []
         if not choices or not isinstance(choices[0].get("message"), dict):
-            raise RuntimeError(f"the endpoint returned no message: {json.dumps(response)[:300]}")
+            raise LLMHttpError(f"the endpoint returned no message: {json.dumps(response)[:300]}")
         self._count(response.get("usage") or {})
         message = choices[0]["message"]
         action = {"role": "assistant", "content": message.get("content")}

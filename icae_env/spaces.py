@@ -14,6 +14,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.spaces import Space
 
+from icae_env.errors import ArgumentError
+
 __all__ = ["UnicodeText", "ActionSpace", "MAX_OBSERVATION_CHARS", "SOURCES", "observation_space"]
 
 # Characters used by sample(): printable ASCII, whitespace and a few non-ASCII letters and symbols.
@@ -31,7 +33,7 @@ class UnicodeText(Space[str]):
 
     def __init__(self, max_length: int, seed: int | np.random.Generator | None = None) -> None:
         if not isinstance(max_length, int) or max_length < 1:
-            raise ValueError(f"max_length must be a positive int, got {max_length!r}")
+            raise ArgumentError(f"max_length must be a positive int, got {max_length!r}")
         self.max_length = max_length
         super().__init__(shape=None, dtype=str, seed=seed)
 

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from packs import write_repo
 
 from icae_env.cli import main
@@ -65,3 +66,36 @@ def test_score_with_config(mini_pack, tmp_path):
     config.write_text("sandbox: {isolation: none}\nscoring: {case_timeout_s: 5}\n")
     result = run("score", str(mini_pack / "golden"), "--task", str(mini_pack), "--config", str(config))
     assert result.returncode == 0 and "100.0% (5/5)" in result.stdout
+
+
+def _docker_ready() -> bool:
+    from icae_env.sandbox import available_backends
+
+    return "docker" in available_backends()
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+@pytest.mark.parametrize(("tasks", "column"), [("builtin", 2), ("revision", 1)])
+def test_run_on_docker_scores_every_builtin_task_and_leaves_no_container(tasks, column, tmp_path):
+    if not _docker_ready():
+        pytest.skip("no Docker engine or base image here")
+    command = [sys.executable, "-m", "icae_env.cli", "run", "--agent", "oracle", "--tasks", tasks, "--levels", "L1"]
+    proc = subprocess.Popen(
+        [*command, "--sandbox", "docker", "--out", str(tmp_path), "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    out, err = proc.communicate(timeout=1800)
+    assert proc.returncode == 0, out + err
+    table = out.split("\n\nresults:")[0].splitlines()[2:]
+    rows = [line.split() for line in table if not line.startswith("MEAN")]
+    assert len(rows) == (12 if tasks == "builtin" else 4) and {row[column] for row in rows} == {"100.0"}, out
+    left = subprocess.run(
+        ["docker", "ps", "-a", "-q", "--filter", f"label=icae-env.owner-pid={proc.pid}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert left.stdout.strip() == "", "the run left containers behind"

@@ -18,6 +18,7 @@ from gymnasium import spaces
 from gymnasium.spaces import Space
 from pydantic import BaseModel
 
+from icae_env.errors import ArgumentTypeError
 from icae_env.run.trajectory import jsonable
 from icae_env.wrappers.text_parsing import content_text
 from icae_env.wrappers.tool_schema import check_tools, tool_instructions, tool_schemas
@@ -121,10 +122,10 @@ class ChatObservations(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     ) -> None:
         chosen = check_tools(tools)
         if not isinstance(system_prompt, str):
-            raise TypeError(f"system_prompt must be a str, got {type(system_prompt).__name__}")
+            raise ArgumentTypeError(f"system_prompt must be a str, got {type(system_prompt).__name__}")
         observation_space = env.observation_space
         if not isinstance(observation_space, spaces.Dict) or "output" not in observation_space.spaces:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"ChatObservations needs an env whose observations are dicts with 'output'; got {observation_space}"
             )
         gym.utils.RecordConstructorArgs.__init__(

@@ -8,6 +8,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from icae_env.errors import ArgumentError, ArgumentTypeError
 from icae_env.spaces import UnicodeText
 from icae_env.wrappers.text_parsing import DEFAULT_MAX_CHARS, TextActionError, parse_text_action
 from icae_env.wrappers.tool_schema import check_tools
@@ -55,10 +56,10 @@ class TextActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env, tools: Sequence[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> None:
         chosen = check_tools(tools)
         if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 1:
-            raise ValueError(f"max_chars must be an int >= 1, got {max_chars!r}")
+            raise ArgumentError(f"max_chars must be an int >= 1, got {max_chars!r}")
         observation_space = env.observation_space
         if not isinstance(observation_space, spaces.Dict) or "output" not in observation_space.spaces:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"TextActions needs an env whose observations are dicts with 'output'; got {observation_space}"
             )
         gym.utils.RecordConstructorArgs.__init__(

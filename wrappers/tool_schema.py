@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from icae_env.actions import Ask, Bash, StrReplace, Submit, View, WriteFile
+from icae_env.errors import ArgumentError, ArgumentTypeError
 
 __all__ = ["TOOL_NAMES", "MAIN_PARAMETER", "check_tools", "tool_schemas", "tool_instructions", "usage"]
 
@@ -76,17 +77,17 @@ def check_tools(tools: Sequence[str] | None) -> tuple[str, ...]:
     if tools is None:
         return TOOL_NAMES
     if isinstance(tools, str) or not all(isinstance(t, str) for t in tools):
-        raise TypeError(f"tools must be a sequence of tool names, got {tools!r}")
+        raise ArgumentTypeError(f"tools must be a sequence of tool names, got {tools!r}")
     chosen = tuple(tools)
     if not chosen:
-        raise ValueError(f"tools must name at least one of {list(TOOL_NAMES)}")
+        raise ArgumentError(f"tools must name at least one of {list(TOOL_NAMES)}")
     for name in chosen:
         if name not in _MODELS:
             close = difflib.get_close_matches(name, TOOL_NAMES, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise ValueError(f"unknown tool {name!r}; expected names from {list(TOOL_NAMES)}{hint}")
+            raise ArgumentError(f"unknown tool {name!r}; expected names from {list(TOOL_NAMES)}{hint}")
     if len(set(chosen)) != len(chosen):
-        raise ValueError(f"tools must not repeat a name, got {list(chosen)}")
+        raise ArgumentError(f"tools must not repeat a name, got {list(chosen)}")
     return chosen
 
 

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
-from icae_env.errors import DependencyNotInstalled, IcaeEnvError
+from icae_env.errors import ArgumentError, DependencyNotInstalled, IcaeEnvError
 
 __all__ = [
     "DEFAULT_OBJECT_STORE_BYTES",
@@ -132,7 +132,7 @@ def actor_class(cls: type, num_cpus: float) -> Any:
         num_cpus: CPUs each actor reserves (>= 0).
     """
     if num_cpus < 0:
-        raise ValueError(f"num_cpus must be >= 0, got {num_cpus!r}")
+        raise ArgumentError(f"num_cpus must be >= 0, got {num_cpus!r}")
     return require_ray().remote(num_cpus=num_cpus, max_restarts=0, max_task_retries=0)(cls)
 
 

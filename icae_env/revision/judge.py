@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from icae_env.errors import ArgumentError
 from icae_env.llm_http import LLMHttpError, ReplyCache, body_key, message_content, post_chat
 from icae_env.revision.models import Verdict
 
@@ -103,7 +104,7 @@ class Judge:
         timeout: float = 120.0,
     ) -> None:
         if not base_url or not model:
-            raise ValueError("base_url and model must be non-empty strings")
+            raise ArgumentError("base_url and model must be non-empty strings")
         self.base_url, self.model, self.api_key, self.timeout = base_url, model, api_key, timeout
         self.cache = ReplyCache(cache_path, _CACHE_VERSION)
         self.requests = 0

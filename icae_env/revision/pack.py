@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from icae_env.errors import TaskNotFoundError, TaskValidationError
+from icae_env.errors import ArgumentTypeError, TaskNotFoundError, TaskValidationError
 from icae_env.revision.models import RevisionTask
 from icae_env.tasks.pack import TASK_FILE, read_yaml_mapping, validate_model
 
@@ -106,7 +106,7 @@ def load_revision_task(name_or_path: str | Path) -> RevisionTask:
         TaskValidationError: when the pack is malformed.
     """
     if not isinstance(name_or_path, (str, Path)):
-        raise TypeError(f"name_or_path must be a str or Path, got {type(name_or_path).__name__}")
+        raise ArgumentTypeError(f"name_or_path must be a str or Path, got {type(name_or_path).__name__}")
     text = str(name_or_path)
     name = text[len(_PREFIX) :] if text.startswith(_PREFIX) else text
     if "/" not in name and (REVISION_BUILTIN_DIR / name / TASK_FILE).is_file():

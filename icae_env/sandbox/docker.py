@@ -17,16 +17,15 @@ import os
 import secrets
 import shutil
 import signal
-import subprocess
 import threading
 import weakref
-from collections import deque
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from icae_env.errors import ArgumentError, DependencyNotInstalled, SandboxError
 from icae_env.sandbox.base import DEFAULT_OUTPUT_LIMIT
+from icae_env.sandbox.docker_attach import AttachedShell, client, host_pid_in_container, init_pid
+from icae_env.sandbox.docker_pool import POOL
 from icae_env.sandbox.images import image_for, load_image_map
 from icae_env.sandbox.session import ShellSession
 from icae_env.sandbox.session_box import SessionSandbox, new_root
@@ -38,20 +37,6 @@ RUN_ID = secrets.token_hex(4)
 INNER_WORKDIR = "/workspace"
 _INNER_CTL = "/.icae-ctl"
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-
-@lru_cache(maxsize=1)
-def _client() -> Any:
-    try:
-        import docker
-    except ImportError:
-        raise DependencyNotInstalled("docker", "docker") from None
-    try:
-        client = docker.from_env()
-        client.ping()
-    except Exception as exc:  # noqa: BLE001 - any connection failure means no engine
-        raise SandboxError(f"cannot reach the Docker engine ({exc}); is dockerd running?") from None
-    return client
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
@@ -68,113 +53,9 @@ def _install_sigterm_handler() -> None:
         signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
 
-def _host_pid_in_container(init_pid: int, inner_pid: int) -> int | None:
-    """Return the host pid of the process whose pid is ``inner_pid`` inside the namespace of ``init_pid``."""
-    try:
-        namespace = os.readlink(f"/proc/{init_pid}/ns/pid")
-    except OSError:
-        return None
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            if os.readlink(f"/proc/{entry}/ns/pid") != namespace:
-                continue
-            with open(f"/proc/{entry}/status", encoding="utf-8") as handle:
-                nspid = next((line.split()[1:] for line in handle if line.startswith("NSpid:")), [])
-        except OSError:
-            continue
-        if nspid and nspid[-1] == str(inner_pid):
-            return int(entry)
-    return None
-
-
-class _SocketWriter:
-    """The ``stdin`` of an exec session: writes go straight to the attached socket."""
-
-    def __init__(self, sock: Any) -> None:
-        self._sock = sock
-
-    def write(self, data: bytes) -> None:
-        self._sock.sendall(data)
-
-    def flush(self) -> None:
-        """Writes are not buffered."""
-
-    def close(self) -> None:
-        try:
-            self._sock.close()
-        except OSError:
-            pass
-
-
-class _AttachedShell:
-    """A ``Popen``-like handle on the container's own ``bash`` (its main process under Docker's init).
-
-    The socket is attached before the container starts, so the session is live the moment the container runs (no
-    ``docker exec``); a session that ends stops the container, and the next handle starts it again with the same
-    mounts. Docker multiplexes the attached stream in frames (an 8-byte header: stream type, 3 zero bytes,
-    big-endian size); a thread strips the headers and feeds stdout into a pipe, so the session reads it like a
-    subprocess's.
-    """
-
-    pid = 0  # no local process: the session kills the shell through its host pid
-
-    def __init__(self, container_id: str) -> None:
-        api = _client().api
-        self._api, self._container_id = api, container_id
-        sock = api.attach_socket(container_id, params={"stdin": 1, "stdout": 1, "stream": 1})
-        self._raw = getattr(sock, "_sock", sock)
-        api.start(container_id)
-        read_fd, write_fd = os.pipe()
-        self.stdout = os.fdopen(read_fd, "rb", buffering=0)
-        self.stdin = _SocketWriter(self._raw)
-        self._thread = threading.Thread(target=self._demux, args=(write_fd,), daemon=True, name="icae-docker-attach")
-        self._thread.start()
-
-    def _demux(self, write_fd: int) -> None:
-        buffer = b""
-        try:
-            while chunk := self._raw.recv(65536):
-                buffer += chunk
-                while len(buffer) >= 8 and len(buffer) >= 8 + int.from_bytes(buffer[4:8], "big"):
-                    size = int.from_bytes(buffer[4:8], "big")
-                    payload, buffer = buffer[8 : 8 + size], buffer[8 + size :]
-                    if payload:
-                        view = memoryview(payload)
-                        while view:
-                            view = view[os.write(write_fd, view) :]
-        except OSError:
-            pass
-        finally:
-            os.close(write_fd)
-
-    def _exit_code(self) -> int:
-        try:
-            code = self._api.inspect_container(self._container_id)["State"].get("ExitCode")
-        except Exception:  # noqa: BLE001 - the container may be gone
-            code = None
-        return 0 if code is None else int(code)
-
-    def poll(self) -> int | None:
-        """None while the session runs, else its exit code."""
-        return None if self._thread.is_alive() else self._exit_code()
-
-    def wait(self, timeout: float | None = None) -> int:
-        """Wait for the session to end and return its exit code."""
-        self._thread.join(timeout)
-        if self._thread.is_alive():
-            raise subprocess.TimeoutExpired("docker attach", timeout or 0)
-        return self._exit_code()
-
-
-def _init_pid(container_id: str) -> int:
-    return int(_client().api.inspect_container(container_id)["State"]["Pid"])
-
-
 def _remove_container(container_id: str) -> None:
     try:
-        _client().containers.get(container_id).remove(force=True)
+        client().containers.get(container_id).remove(force=True)
     except Exception:  # noqa: BLE001 - already gone, or the engine is down at exit
         pass
 
@@ -237,14 +118,14 @@ class DockerSandbox(SessionSandbox):
         self.warm_pool = warm_pool
         self.workdir = INNER_WORKDIR
         self.container: Any = None
-        _client()
+        client()
         _install_sigterm_handler()
 
     @staticmethod
     def available() -> bool:
         """Whether the docker SDK is installed, the engine answers and the base image exists."""
         try:
-            _client()
+            client()
         except (DependencyNotInstalled, SandboxError):
             return False
         from icae_env.sandbox.images import BASE_IMAGE, image_exists
@@ -266,7 +147,7 @@ class DockerSandbox(SessionSandbox):
         """Start a container and its session (used directly and by the warm pool)."""
         root = new_root()
         labels = {LABEL: "1", f"{LABEL}.run": RUN_ID, f"{LABEL}.owner-pid": str(os.getpid())}
-        container = _client().containers.create(
+        container = client().containers.create(
             self.image,
             ["bash", "--noprofile", "--norc"],
             stdin_open=True,
@@ -293,8 +174,8 @@ class DockerSandbox(SessionSandbox):
                 root / "ctl",
                 _INNER_CTL,
                 64 * self.output_limit,
-                resolve_pid=lambda inner: _host_pid_in_container(_init_pid(container.id), inner),
-                spawn=lambda: _AttachedShell(container.id),
+                resolve_pid=lambda inner: host_pid_in_container(init_pid(container.id), inner),
+                spawn=lambda: AttachedShell(container.id),
             )
             session.start()
         except Exception:
@@ -306,12 +187,12 @@ class DockerSandbox(SessionSandbox):
         """Start (or take from the warm pool) a container and its session (idempotent)."""
         if self._root is not None:
             return
-        prepared = _pool_take(self) if self.warm_pool else None
+        prepared = POOL.take(self._config_key()) if self.warm_pool else None
         prepared = prepared or self.prepare()
         self.container, self._root, self._session = prepared.container, prepared.root, prepared.session
         self._finalizer = weakref.finalize(self, _cleanup, prepared.container.id, str(prepared.root))
         if self.warm_pool:
-            _pool_fill(self)
+            POOL.fill(self._config_key(), self.warm_pool, self.prepare)
 
     def close(self) -> None:
         """Stop the session; remove the container and the workspace in the background; safe to call twice.
@@ -352,65 +233,14 @@ def flush_cleanup() -> None:
         thread.join(timeout=60)
 
 
-# -- warm pool ----------------------------------------------------------------------------------------------
-_POOLS: dict[tuple, deque[_Prepared]] = {}
-_POOL_LOCK = threading.Lock()
-_FILLERS: dict[tuple, threading.Thread] = {}
-_DRAINING = threading.Event()
-
-
-def _pool_take(box: DockerSandbox) -> _Prepared | None:
-    with _POOL_LOCK:
-        queue = _POOLS.get(box._config_key())
-        return queue.popleft() if queue else None
-
-
-def _pool_fill(box: DockerSandbox) -> None:
-    """Top the pool of ``box``'s configuration up to ``box.warm_pool`` entries in a background thread."""
-    key = box._config_key()
-
-    def fill() -> None:
-        try:
-            while True:
-                with _POOL_LOCK:
-                    queue = _POOLS.setdefault(key, deque())
-                    if len(queue) >= box.warm_pool or _DRAINING.is_set():
-                        return
-                prepared = box.prepare()
-                with _POOL_LOCK:
-                    _POOLS[key].append(prepared)
-        finally:
-            with _POOL_LOCK:
-                _FILLERS.pop(key, None)
-
-    with _POOL_LOCK:
-        if key in _FILLERS:
-            return
-        thread = threading.Thread(target=fill, daemon=True, name="icae-docker-pool")
-        _FILLERS[key] = thread
-    thread.start()
-
-
-@atexit.register
 def drain_pools() -> None:
-    """Remove every pooled container, after in-flight fills finish (runs at interpreter exit)."""
-    _DRAINING.set()
-    with _POOL_LOCK:
-        fillers = list(_FILLERS.values())
-    for thread in fillers:
-        thread.join(timeout=60)
-    _DRAINING.clear()
-    with _POOL_LOCK:
-        entries = [entry for queue in _POOLS.values() for entry in queue]
-        _POOLS.clear()
-    for entry in entries:
-        entry.discard()
+    """Remove every pooled container, after in-flight fills finish (also runs at interpreter exit)."""
+    POOL.drain()
 
 
 def warm_pool_size(box: DockerSandbox) -> int:
     """Return how many ready containers the pool of ``box``'s configuration holds now."""
-    with _POOL_LOCK:
-        return len(_POOLS.get(box._config_key(), ()))
+    return POOL.size(box._config_key())
 
 
 def reap(all_owners: bool = False) -> list[str]:
@@ -420,7 +250,7 @@ def reap(all_owners: bool = False) -> list[str]:
         Names of the removed containers.
     """
     removed = []
-    for container in _client().containers.list(all=True, filters={"label": f"{LABEL}=1"}):
+    for container in client().containers.list(all=True, filters={"label": f"{LABEL}=1"}):
         owner = container.labels.get(f"{LABEL}.owner-pid", "")
         alive = owner.isdigit() and Path(f"/proc/{owner}").exists()
         if all_owners or not alive:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from icae_env.errors import ConfigError, SandboxError
+from icae_env.errors import ArgumentError, ConfigError, SandboxError
 
 __all__ = [
     "BASE_IMAGE",
@@ -88,7 +88,7 @@ def build_image(name: str = BASE_IMAGE, *, force: bool = False, suite: str = "bo
         SandboxError: when debootstrap or docker is missing or fails (with its output).
     """
     if name not in IMAGE_RECIPES:
-        raise ValueError(f"no recipe for image {name!r}; known: {sorted(IMAGE_RECIPES)}")
+        raise ArgumentError(f"no recipe for image {name!r}; known: {sorted(IMAGE_RECIPES)}")
     if not force and image_exists(name):
         return False
     for tool in ("debootstrap", "docker"):

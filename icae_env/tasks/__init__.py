@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from icae_env.errors import TaskNotFoundError
+from icae_env.errors import ArgumentTypeError, TaskNotFoundError
 from icae_env.tasks.icae_bench import export_icae, load_icae_bench
 from icae_env.tasks.models import (
     LEVELS,
@@ -79,7 +79,7 @@ def load_task(name_or_path: str | Path) -> Task:
         TaskValidationError: when the pack is malformed.
     """
     if not isinstance(name_or_path, (str, Path)):
-        raise TypeError(f"name_or_path must be a str or Path, got {type(name_or_path).__name__}")
+        raise ArgumentTypeError(f"name_or_path must be a str or Path, got {type(name_or_path).__name__}")
     text = str(name_or_path)
     name = text[len(_BUILTIN_PREFIX) :] if text.startswith(_BUILTIN_PREFIX) else text
     builtin = BUILTIN_DIR / name

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
+from icae_env.errors import ArgumentError
+
 __all__ = [
     "LEVELS",
     "TIERS",
@@ -186,7 +188,7 @@ class TestTiers(_Frozen):
     def tier(self, name: Tier) -> tuple[CaseFile, ...]:
         """Return the case files of tier ``name``."""
         if name not in TIERS:
-            raise ValueError(f"unknown tier {name!r}; expected one of {TIERS}")
+            raise ArgumentError(f"unknown tier {name!r}; expected one of {TIERS}")
         return getattr(self, name)
 
     def case_count(self, name: Tier) -> int:
@@ -255,7 +257,7 @@ class Task(_Frozen):
         """
         name = level or self.default_level
         if name not in self.levels:
-            raise ValueError(f"task {self.id!r} has no level {name!r}; available: {sorted(self.levels)}")
+            raise ArgumentError(f"task {self.id!r} has no level {name!r}; available: {sorted(self.levels)}")
         return self.levels[name]
 
     def prd(self, level: str | None = None) -> str:

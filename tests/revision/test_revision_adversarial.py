@@ -175,7 +175,7 @@ def test_long_socket_paths_get_a_short_link(tmp_path: Path) -> None:
     ],
 )
 def test_source_patterns_are_checked_at_load(expect: dict, message: str) -> None:
-    from icae_env.revision.models import SourceExpect
+    from icae_env.revision.check_models import SourceExpect
 
     with pytest.raises(ValueError, match=message):
         SourceExpect.model_validate(expect)

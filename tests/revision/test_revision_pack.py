@@ -11,7 +11,8 @@ from revision_packs import CRITERIA, write_revision_pack
 
 from icae_env.errors import TaskNotFoundError, TaskValidationError
 from icae_env.revision import list_revision_tasks, load_revision_pack, load_revision_task
-from icae_env.revision.models import Criterion, TextMatch
+from icae_env.revision.check_models import TextMatch
+from icae_env.revision.models import Criterion
 
 
 def test_pack_loads_with_layout_fields(revision_pack: Path) -> None:

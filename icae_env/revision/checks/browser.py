@@ -17,8 +17,8 @@ from typing import Any
 
 from icae_env.errors import DependencyNotInstalled, IcaeEnvError
 from icae_env.revision.app import AppStartError, app_log, running_app
+from icae_env.revision.check_models import BrowserAction, BrowserCheck, BrowserExpect
 from icae_env.revision.checks.common import CheckContext, CheckOutcome, fresh_copy, match_text, short
-from icae_env.revision.models import BrowserAction, BrowserCheck, BrowserExpect
 
 __all__ = [
     "BrowserSession",

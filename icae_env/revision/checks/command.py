@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import shlex
 
+from icae_env.revision.check_models import CommandCheck
 from icae_env.revision.checks.common import CheckContext, CheckOutcome, fresh_copy, match_text
-from icae_env.revision.models import CommandCheck
 
 __all__ = ["run_command_check"]
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from icae_env.kinds.common import hidden_paths
-from icae_env.revision.models import RevisionTask, TextMatch, Verdict
+from icae_env.revision.check_models import TextMatch
+from icae_env.revision.models import RevisionTask, Verdict
 from icae_env.revision.report import AssertionResult
 from icae_env.sandbox.base import Sandbox
 from icae_env.sandbox.spec import SandboxSpec

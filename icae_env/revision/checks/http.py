@@ -10,6 +10,7 @@ import urllib.request
 from typing import Any
 
 from icae_env.revision.app import AppStartError, app_log, http_opener, running_app
+from icae_env.revision.check_models import HttpCheck, HttpRequest
 from icae_env.revision.checks.common import (
     CheckContext,
     CheckOutcome,
@@ -19,7 +20,6 @@ from icae_env.revision.checks.common import (
     match_text,
     short,
 )
-from icae_env.revision.models import HttpCheck, HttpRequest
 
 __all__ = ["run_http_check", "send"]
 

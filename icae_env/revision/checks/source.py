@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from icae_env.revision.app import APP_DIR
+from icae_env.revision.check_models import SourceCheck, SourceExpect
 from icae_env.revision.checks.common import CheckContext, CheckOutcome, json_at, json_equals, short
-from icae_env.revision.models import SourceCheck, SourceExpect
 
 __all__ = ["run_source_check", "matching_files", "workspace_diff"]
 

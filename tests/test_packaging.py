@@ -1,0 +1,89 @@
+"""The wheel installs one top-level package, icae_env, with wrappers/, baselines/ and configs/ mapped into it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python >= 3.11")
+
+ROOT = Path(__file__).resolve().parents[1]
+MAPPED = {"icae_env.wrappers": "wrappers", "icae_env.baselines": "baselines", "icae_env.configs": "configs"}
+SKIP = ("builtin",)  # task data, shipped as package data
+
+
+def _declared() -> list[str]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+
+
+def test_every_package_folder_is_declared_and_mapped():
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for p in (ROOT / "icae_env").rglob("__init__.py")
+        if not any(part in SKIP for part in p.parts)
+    }
+    assert set(_declared()) == found | set(MAPPED)
+    mapping = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    assert mapping == MAPPED and all((ROOT / folder / "__init__.py").is_file() for folder in MAPPED.values())
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "-q",
+        "-w",
+        str(out),
+        str(ROOT),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    [built] = out.glob("icae_env-*.whl")
+    return built
+
+
+def test_the_wheel_has_one_top_level_package(wheel: Path):
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"icae_env"}
+    for member in (
+        "icae_env/wrappers/text_actions.py",
+        "icae_env/baselines/oracle_agent.py",
+        "icae_env/configs/default.yaml",
+    ):
+        assert member in names
+    assert any(n.startswith("icae_env/tasks/builtin/unidiff/cases/native/") for n in names)
+    top_level = next(n for n in names if n.endswith(".dist-info/top_level.txt"))
+    assert zipfile.ZipFile(wheel).read(top_level).decode().split() == ["icae_env"]
+
+
+def test_the_installed_wheel_imports_its_mapped_packages(wheel: Path, tmp_path: Path):
+    target = tmp_path / "site"
+    install = [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)]
+    assert subprocess.run(install, capture_output=True, text=True, timeout=600).returncode == 0
+    site = repr(str(target))
+    code = (
+        "import icae_env, icae_env.wrappers as w, icae_env.baselines.oracle_agent as o\n"
+        "from icae_env.wrappers import TextActions\n"
+        "from icae_env.config import load_config, RunConfig\n"
+        "import importlib.util\n"
+        f"assert icae_env.__file__.startswith({site}), icae_env.__file__\n"
+        f"assert w.__file__.startswith({site}) and o.__file__.startswith({site})\n"
+        "assert importlib.util.find_spec('wrappers') is None and importlib.util.find_spec('baselines') is None\n"
+        "assert load_config('default') == RunConfig()\n"
+        "print('ok', TextActions.__name__)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == "ok TextActions", result.stderr
