@@ -14,14 +14,13 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 from gymnasium.spaces import Space
 from pydantic import BaseModel
 
 from icae_env.errors import ArgumentTypeError
 from icae_env.run.trajectory import jsonable
 from icae_env.wrappers.text_parsing import content_text
-from icae_env.wrappers.tool_schema import check_tools, tool_instructions, tool_schemas
+from icae_env.wrappers.tool_schema import check_text_env, check_tools, tool_instructions, tool_schemas
 
 __all__ = ["ChatObservations", "Messages", "ROLES", "DEFAULT_SYSTEM_PROMPT", "assistant_turns"]
 
@@ -123,11 +122,7 @@ class ChatObservations(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         chosen = check_tools(tools)
         if not isinstance(system_prompt, str):
             raise ArgumentTypeError(f"system_prompt must be a str, got {type(system_prompt).__name__}")
-        observation_space = env.observation_space
-        if not isinstance(observation_space, spaces.Dict) or "output" not in observation_space.spaces:
-            raise ArgumentTypeError(
-                f"ChatObservations needs an env whose observations are dicts with 'output'; got {observation_space}"
-            )
+        check_text_env(env, "ChatObservations")
         gym.utils.RecordConstructorArgs.__init__(
             self, tools=list(chosen) if tools is not None else None, system_prompt=system_prompt
         )

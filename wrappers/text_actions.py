@@ -6,12 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
-from gymnasium import spaces
 
-from icae_env.errors import ArgumentError, ArgumentTypeError
+from icae_env.errors import ArgumentError
 from icae_env.spaces import UnicodeText
 from icae_env.wrappers.text_parsing import DEFAULT_MAX_CHARS, TextActionError, parse_text_action
-from icae_env.wrappers.tool_schema import check_tools
+from icae_env.wrappers.tool_schema import check_text_env, check_tools
 
 __all__ = ["TextActions", "INVALID_ACTION"]
 
@@ -57,11 +56,7 @@ class TextActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         chosen = check_tools(tools)
         if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 1:
             raise ArgumentError(f"max_chars must be an int >= 1, got {max_chars!r}")
-        observation_space = env.observation_space
-        if not isinstance(observation_space, spaces.Dict) or "output" not in observation_space.spaces:
-            raise ArgumentTypeError(
-                f"TextActions needs an env whose observations are dicts with 'output'; got {observation_space}"
-            )
+        check_text_env(env, "TextActions")
         gym.utils.RecordConstructorArgs.__init__(
             self, tools=list(chosen) if tools is not None else None, max_chars=max_chars
         )

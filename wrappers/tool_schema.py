@@ -17,12 +17,21 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from gymnasium import spaces
 from pydantic import BaseModel
 
 from icae_env.actions import Ask, Bash, StrReplace, Submit, View, WriteFile
 from icae_env.errors import ArgumentError, ArgumentTypeError
 
-__all__ = ["TOOL_NAMES", "MAIN_PARAMETER", "check_tools", "tool_schemas", "tool_instructions", "usage"]
+__all__ = [
+    "TOOL_NAMES",
+    "MAIN_PARAMETER",
+    "check_text_env",
+    "check_tools",
+    "tool_schemas",
+    "tool_instructions",
+    "usage",
+]
 
 _MODELS: dict[str, type[BaseModel]] = {
     "bash": Bash,
@@ -155,3 +164,15 @@ def tool_instructions(tools: Sequence[str] | None = None) -> str:
         "child tags, the main one as the body), or as one ```bash fenced block. For example:\n"
         f"{examples}"
     )
+
+
+def check_text_env(env: Any, wrapper: str) -> None:
+    """Raise :class:`~icae_env.errors.ArgumentTypeError` unless ``env``'s observations are dicts with ``output``.
+
+    Args:
+        env: The env a text wrapper is put on.
+        wrapper: The wrapper's name, for the message.
+    """
+    space = env.observation_space
+    if not isinstance(space, spaces.Dict) or "output" not in space.spaces:
+        raise ArgumentTypeError(f"{wrapper} needs an env whose observations are dicts with 'output'; got {space}")

@@ -9,7 +9,7 @@ from typing import Any
 from icae_env.config import RunConfig, load_config
 from icae_env.sandbox.spec import SandboxSpec, parse_option
 
-__all__ = ["add_sandbox_arguments", "config_of", "pct", "sandbox_of", "seconds", "table"]
+__all__ = ["add_kind_commands", "add_sandbox_arguments", "config_of", "pct", "sandbox_of", "seconds", "table"]
 
 
 def pct(value: float | None) -> str:
@@ -49,6 +49,26 @@ def add_sandbox_arguments(parser: argparse.ArgumentParser, config: bool = True) 
     )
     if config:
         parser.add_argument("--config", help="run configuration YAML, or the name of a shipped one (default)")
+
+
+def add_kind_commands(commands: Any, name: str, helps: tuple[str, str, str], list_func: Any, validate_func: Any) -> Any:
+    """Register ``<name> list`` and ``<name> validate [NAME ...] [--sandbox ...]``; return the subparsers for more.
+
+    Args:
+        commands: The top-level subparsers.
+        name: The command group (``tasks``, ``revision``).
+        helps: Help lines of the group, of ``list`` and of ``validate``.
+        list_func: Runs ``list``.
+        validate_func: Runs ``validate``.
+    """
+    group = commands.add_parser(name, help=helps[0])
+    sub = group.add_subparsers(dest=f"{name}_command", required=True)
+    sub.add_parser("list", help=helps[1]).set_defaults(func=list_func)
+    validate = sub.add_parser("validate", help=helps[2])
+    validate.add_argument("names", nargs="*", help="task names or pack paths (default: every built-in one)")
+    add_sandbox_arguments(validate)
+    validate.set_defaults(func=validate_func)
+    return sub
 
 
 def config_of(args: argparse.Namespace) -> RunConfig:

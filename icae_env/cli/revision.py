@@ -6,12 +6,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from icae_env.cli.common import add_sandbox_arguments, sandbox_of
+from icae_env.cli.common import add_kind_commands, add_sandbox_arguments, sandbox_of
 from icae_env.revision.grading import grade
 from icae_env.revision.pack import list_revision_tasks, load_revision_task
 from icae_env.revision.validate import format_validation, validate_revision_task
 
 __all__ = ["add_revision_commands"]
+
+_VALIDATE_HELP = "golden Strict 1.0; start keeps preservation; empty fails it"
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -55,13 +57,8 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
 def add_revision_commands(commands: Any) -> None:
     """Register ``revision list|validate|grade``."""
-    revision = commands.add_parser("revision", help="revision tasks (Co-Design Bench style)")
-    sub = revision.add_subparsers(dest="revision_command", required=True)
-    sub.add_parser("list", help="list the built-in revision tasks").set_defaults(func=_cmd_list)
-    validate = sub.add_parser("validate", help="golden Strict 1.0; start keeps preservation; empty fails it")
-    validate.add_argument("names", nargs="*", help="task names or pack paths (default: every built-in one)")
-    add_sandbox_arguments(validate)
-    validate.set_defaults(func=_cmd_validate)
+    helps = ("revision tasks (Co-Design Bench style)", "list the built-in revision tasks", _VALIDATE_HELP)
+    sub = add_kind_commands(commands, "revision", helps, _cmd_list, _cmd_validate)
     grade_cmd = sub.add_parser("grade", help="grade a workspace against a revision task's criteria")
     grade_cmd.add_argument("workspace")
     grade_cmd.add_argument("--task", required=True)

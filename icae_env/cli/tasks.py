@@ -9,13 +9,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from icae_env.cli.common import add_sandbox_arguments, config_of, pct, sandbox_of, table
+from icae_env.cli.common import add_kind_commands, add_sandbox_arguments, config_of, pct, sandbox_of, table
 from icae_env.errors import IcaeEnvError
 from icae_env.scoring import ScoreReport, score
 from icae_env.tasks import TIERS, export_icae, list_tasks, load_icae_bench, load_task
 from icae_env.tasks.icae_bench import LEVEL_DIRS
 
 __all__ = ["add_score_command", "add_tasks_commands"]
+
+_VALIDATE_HELP = "score each golden (must be 100%%) and an empty workspace (0)"
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -124,13 +126,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 def add_tasks_commands(commands: Any) -> None:
     """Register ``tasks list|validate|export-icae|inspect-icae``."""
-    tasks = commands.add_parser("tasks", help="list, validate, export and import tasks")
-    sub = tasks.add_subparsers(dest="tasks_command", required=True)
-    sub.add_parser("list", help="list the built-in tasks").set_defaults(func=_cmd_list)
-    validate = sub.add_parser("validate", help="score each golden (must be 100%%) and an empty workspace (0)")
-    validate.add_argument("names", nargs="*", help="task names or pack paths (default: every built-in task)")
-    add_sandbox_arguments(validate)
-    validate.set_defaults(func=_cmd_validate)
+    helps = ("list, validate, export and import tasks", "list the built-in tasks", _VALIDATE_HELP)
+    sub = add_kind_commands(commands, "tasks", helps, _cmd_list, _cmd_validate)
     export = sub.add_parser("export-icae", help="write a task in the ICAE-Bench data layout")
     export.add_argument("name")
     export.add_argument("dir")

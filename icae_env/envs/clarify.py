@@ -84,9 +84,9 @@ class ClarifyEnv(IcaeEnv[Episode]):
     v0: initial version.
 
     Args:
-        task: A task name (``builtin/<name>``), a pack path, a :class:`~icae_env.tasks.Task`, or a sequence of
-            them (one is drawn per reset from the seeded generator).
-        level: ``L1``, ``L2``, ``L3`` or ``ground``.
+        task: What to draw from on each reset: a task name (``builtin/<name>``), a pack path, a
+            :class:`~icae_env.tasks.Task`, or a sequence of them (drawn by the seeded generator).
+        level: The default level (``L1``, ``L2``, ``L3`` or ``ground``).
         budget: Questions per episode (>= 1).
         question_cost: Reward subtracted per question and per malformed action (>= 0).
         max_steps: Steps before truncation (>= 1).

@@ -186,18 +186,11 @@ class RevisionKind:
             )
             for c in report.criteria
         )
-        return RevisionScore(
-            reward=context.reward.total(components),
-            components=components,
-            interaction=stats,
-            duration_s=report.duration_s,
-            strict=report.strict,
-            graded=report.graded,
-            full_pass=report.full_pass,
-            infra_failure=report.infra_failure,
-            criteria=criteria,
-            evidence_dir=report.evidence_dir,
-        )
+        verdicts = {name: getattr(report, name) for name in ("strict", "graded", "full_pass", "infra_failure")}
+        reward = context.reward.total(components)
+        header = {"reward": reward, "components": components, "interaction": stats, "duration_s": report.duration_s}
+        fields = {**header, **verdicts, "criteria": criteria, "evidence_dir": report.evidence_dir}
+        return RevisionScore.model_validate(fields)
 
     def progress(self, task: RevisionTask, level: str, snapshot: Path, context: EvalContext) -> float | None:
         """Revision tasks have no tests the agent can see: no progress measure."""

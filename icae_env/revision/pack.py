@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import difflib
 import shutil
 from pathlib import Path
 
 from pydantic import Field
 
-from icae_env.errors import ArgumentTypeError, TaskNotFoundError, TaskValidationError
+from icae_env.errors import TaskValidationError
 from icae_env.revision.models import RevisionTask
-from icae_env.tasks.pack import TASK_FILE, read_yaml_mapping, validate_model
+from icae_env.tasks.pack import TASK_FILE, BuiltinSuite, read_yaml_mapping, validate_model
 
 __all__ = [
     "load_revision_pack",
@@ -23,6 +22,7 @@ __all__ = [
 
 REVISION_BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 _PREFIX = "revision/"
+_SUITE = BuiltinSuite("revision", REVISION_BUILTIN_DIR, "revision task")
 
 
 class _PackFile(RevisionTask):
@@ -93,9 +93,7 @@ def is_revision_task(name_or_path: str | Path) -> bool:
 
 def list_revision_tasks() -> list[str]:
     """Return the names of the built-in revision tasks (``["revision/notes-api", ...]``), sorted."""
-    if not REVISION_BUILTIN_DIR.is_dir():
-        return []
-    return sorted(_PREFIX + p.name for p in REVISION_BUILTIN_DIR.iterdir() if (p / TASK_FILE).is_file())
+    return _SUITE.names()
 
 
 def load_revision_task(name_or_path: str | Path) -> RevisionTask:
@@ -105,17 +103,5 @@ def load_revision_task(name_or_path: str | Path) -> RevisionTask:
         TaskNotFoundError: when nothing matches (with suggestions).
         TaskValidationError: when the pack is malformed.
     """
-    if not isinstance(name_or_path, (str, Path)):
-        raise ArgumentTypeError(f"name_or_path must be a str or Path, got {type(name_or_path).__name__}")
-    text = str(name_or_path)
-    name = text[len(_PREFIX) :] if text.startswith(_PREFIX) else text
-    if "/" not in name and (REVISION_BUILTIN_DIR / name / TASK_FILE).is_file():
-        return load_revision_pack(REVISION_BUILTIN_DIR / name, origin="builtin")
-    path = Path(text)
-    path = path.parent if path.name == TASK_FILE else path
-    if (path / TASK_FILE).is_file():
-        return load_revision_pack(path)
-    known = list_revision_tasks()
-    close = difflib.get_close_matches(text, known + [k[len(_PREFIX) :] for k in known], n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else f"; built-in revision tasks: {', '.join(known)}"
-    raise TaskNotFoundError(f"no revision task named or at {text!r}{hint}")
+    pack, origin = _SUITE.resolve(name_or_path)
+    return load_revision_pack(pack, origin=origin)

@@ -9,10 +9,8 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
-from icae_env.errors import ArgumentTypeError, TaskNotFoundError
 from icae_env.tasks.icae_bench import export_icae, load_icae_bench
 from icae_env.tasks.models import (
     LEVELS,
@@ -29,7 +27,7 @@ from icae_env.tasks.models import (
     TestTiers,
     UserAgentData,
 )
-from icae_env.tasks.pack import TASK_FILE, load_case_file, load_pack
+from icae_env.tasks.pack import BuiltinSuite, load_case_file, load_pack
 
 __all__ = [
     "BUILTIN_DIR",
@@ -55,14 +53,12 @@ __all__ = [
 ]
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
-_BUILTIN_PREFIX = "builtin/"
+_SUITE = BuiltinSuite("builtin", BUILTIN_DIR, "task")
 
 
 def list_tasks() -> list[str]:
     """Return the names of the built-in tasks, sorted (``["builtin/config-lint", ...]``)."""
-    if not BUILTIN_DIR.is_dir():
-        return []
-    return sorted(_BUILTIN_PREFIX + p.name for p in BUILTIN_DIR.iterdir() if (p / TASK_FILE).is_file())
+    return _SUITE.names()
 
 
 def load_task(name_or_path: str | Path) -> Task:
@@ -78,19 +74,5 @@ def load_task(name_or_path: str | Path) -> Task:
         TaskNotFoundError: when nothing matches (with close built-in names as suggestions).
         TaskValidationError: when the pack is malformed.
     """
-    if not isinstance(name_or_path, (str, Path)):
-        raise ArgumentTypeError(f"name_or_path must be a str or Path, got {type(name_or_path).__name__}")
-    text = str(name_or_path)
-    name = text[len(_BUILTIN_PREFIX) :] if text.startswith(_BUILTIN_PREFIX) else text
-    builtin = BUILTIN_DIR / name
-    if "/" not in name and (builtin / TASK_FILE).is_file():
-        return load_pack(builtin, origin="builtin")
-    path = Path(text)
-    if path.name == TASK_FILE:
-        path = path.parent
-    if (path / TASK_FILE).is_file():
-        return load_pack(path)
-    known = list_tasks()
-    close = difflib.get_close_matches(text, known + [n[len(_BUILTIN_PREFIX) :] for n in known], n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else f"; built-in tasks: {', '.join(known)}"
-    raise TaskNotFoundError(f"no task named or at {text!r}{hint}")
+    pack, origin = _SUITE.resolve(name_or_path)
+    return load_pack(pack, origin=origin)

@@ -6,14 +6,16 @@ and the field.
 
 from __future__ import annotations
 
+import difflib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NoReturn, TypeVar, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from icae_env.errors import TaskValidationError
+from icae_env.errors import ArgumentTypeError, TaskNotFoundError, TaskValidationError
 from icae_env.tasks.boilerplate import public_cases_section, standard_records
 from icae_env.tasks.models import (
     TIERS,
@@ -29,12 +31,57 @@ from icae_env.tasks.models import (
 )
 from icae_env.tasks.runtimes import default_runtime
 
-__all__ = ["load_pack", "load_case_file", "read_yaml_mapping", "validate_model", "TASK_FILE"]
+__all__ = ["BuiltinSuite", "load_pack", "load_case_file", "read_yaml_mapping", "validate_model", "TASK_FILE"]
 
 TASK_FILE = "task.yaml"
 PackLevel = Literal["L1", "L2", "L3"]
 _M = TypeVar("_M", bound=BaseModel)
 _PACK_LEVELS: tuple[PackLevel, ...] = ("L1", "L2", "L3")
+
+
+@dataclass(frozen=True)
+class BuiltinSuite:
+    """A folder of built-in packs, named ``<prefix>/<name>``, and the name resolution every kind's loader shares.
+
+    Attributes:
+        prefix: The names' prefix (``builtin``, ``revision``).
+        folder: The folder holding one pack directory per task.
+        what: What a task is called in errors (``task``, ``revision task``).
+    """
+
+    prefix: str
+    folder: Path
+    what: str
+
+    def names(self) -> list[str]:
+        """The built-in task names, sorted."""
+        if not self.folder.is_dir():
+            return []
+        return sorted(f"{self.prefix}/{p.name}" for p in self.folder.iterdir() if (p / TASK_FILE).is_file())
+
+    def resolve(self, name_or_path: str | Path) -> tuple[Path, str | None]:
+        """Return the pack directory and origin of a built-in name or a pack path.
+
+        A built-in name is ``<prefix>/<name>`` or ``<name>``; its origin is ``"builtin"`` (None for a path).
+
+        Raises:
+            ArgumentTypeError: for anything but a str or Path.
+            TaskNotFoundError: when nothing matches (with close built-in names as suggestions).
+        """
+        if not isinstance(name_or_path, (str, Path)):
+            raise ArgumentTypeError(f"name_or_path must be a str or Path, got {type(name_or_path).__name__}")
+        text = str(name_or_path)
+        name = text.removeprefix(f"{self.prefix}/")
+        if "/" not in name and (self.folder / name / TASK_FILE).is_file():
+            return self.folder / name, "builtin"
+        path = Path(text)
+        path = path.parent if path.name == TASK_FILE else path
+        if (path / TASK_FILE).is_file():
+            return path, None
+        known = self.names()
+        close = difflib.get_close_matches(text, known + [k.removeprefix(f"{self.prefix}/") for k in known], n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; built-in {self.what}s: {', '.join(known)}"
+        raise TaskNotFoundError(f"no {self.what} named or at {text!r}{hint}")
 
 
 class _Strict(BaseModel):
