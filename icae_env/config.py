@@ -33,7 +33,7 @@ class ScoringConfig(_Strict):
     """Scorer limits; None means the task's own value."""
 
     case_timeout_s: float | None = Field(default=None, gt=0)
-    first_output_s: float = Field(default=30.0, ge=0)
+    first_output_s: float | None = Field(default=None, ge=0)
     tier_timeout_s: float | None = Field(default=None, gt=0)
 
     def limits(self) -> ScoreLimits:

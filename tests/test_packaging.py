@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -34,20 +35,11 @@ def test_every_package_folder_is_declared_and_mapped():
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    command = [
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--no-deps",
-        "--no-build-isolation",
-        "-q",
-        "-w",
-        str(out),
-        str(ROOT),
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    out, source = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("source") / "icae-env"
+    ignored = shutil.ignore_patterns(".git", ".venv", "build", "dist", "runs", "*.egg-info", "__pycache__", ".*_cache")
+    shutil.copytree(ROOT, source, ignore=ignored)  # a clean checkout: the build leaves nothing in the repository
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
+    result = subprocess.run([*command, str(source)], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     [built] = out.glob("icae_env-*.whl")
     return built

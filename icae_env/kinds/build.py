@@ -23,9 +23,10 @@ from icae_env.kinds.common import golden_actions, hidden_paths, oracle_questions
 from icae_env.sandbox.base import Sandbox
 from icae_env.scoring import ScoreLimits, ScoreReport, StructureReport, score
 from icae_env.tasks import Task, list_tasks, load_task
+from icae_env.tasks.icae_bench import is_icae_import
 from icae_env.user_agent.metrics import InteractionStats
 
-__all__ = ["INTRO", "BuildKind", "BuildScore", "RewardConfig", "TierSummary", "reward_components"]
+__all__ = ["ICAE_DELIVERY", "INTRO", "BuildKind", "BuildScore", "RewardConfig", "TierSummary", "reward_components"]
 
 INTRO = """{prd}
 ---
@@ -36,6 +37,18 @@ ask(question), submit(). Paths are relative to the workspace root.
 Ask the user clarification questions with ask(question): you have {budget} questions, and questions the user
 cannot answer still count. Deliver rcb_tests/test.sh as the PRD describes; submit() scores the workspace on
 hidden tests in a fresh sandbox and ends the episode.
+"""
+
+
+ICAE_DELIVERY = """---
+Delivery protocol (mandatory): from the repository root, `bash rcb_tests/test.sh --cases-dir <dir>` reads every
+rcb_tests/<dir>/*.json ({{"description", "cases": [{{"input", "expected_output"}}]}}), feeds each case's "input" as
+JSON on stdin to your program (one process per case) and writes its raw stdout to
+rcb_tests/stdout/<dir>/<stem>@<i>.txt (i = the case's index in its file). Scoring replaces rcb_tests/<dir>/ with the
+authoritative cases without expected_output, for <dir> = public_test_cases (Public) and the hidden test_cases
+(Native) and enhanced_test_cases (Enhanced), and runs test.sh in a fresh sandbox with no network, so it must build
+from what the repository holds. The public cases are not in the workspace: {public}. A case passes when the output
+file equals expected_output exactly.
 """
 
 
@@ -134,8 +147,12 @@ class BuildKind:
             box.copy_in(task.start_dir)
 
     def intro(self, task: Task, level: str, budget: int) -> str:
-        """The PRD of ``level``, then the tools, the budget and the delivery rule."""
-        return INTRO.format(prd=task.prd(level), language=task.language, budget=budget)
+        """The PRD of ``level``, then the tools and the budget; for ICAE-Bench imports, ICAE's delivery protocol."""
+        text = INTRO.format(prd=task.prd(level), language=task.language, budget=budget)
+        if not is_icae_import(task):
+            return text
+        public = "the PRD shows them" if level in ("L3", "ground") else "ask the user for them"
+        return text + ICAE_DELIVERY.format(public=public)
 
     def evaluate(self, task: Task, level: str, snapshot: Path, transcript: Transcript, context: EvalContext) -> Score:
         """Score every tier of the delivery in fresh sandboxes; add the interaction metrics."""

@@ -45,12 +45,13 @@ class ScoreLimits:
     Attributes:
         case_s: Kill the harness when no new output file appeared for this long; also the limit of a case
             rerun alone (default: the task's ``case_timeout_s``).
-        first_output_s: Extra time before the first output file (room for a build step).
+        first_output_s: Extra time before the first output file, room for a build step (default: the task's
+            ``first_output_s``).
         tier_s: Hard limit for one tier, reruns included (default: the task's ``tier_timeout_s``).
     """
 
     case_s: float | None = None
-    first_output_s: float = 30.0
+    first_output_s: float | None = None
     tier_s: float | None = None
 
 
@@ -86,7 +87,7 @@ class _TierScorer:
         self.files = task.tests.tier(tier)  # type: ignore[arg-type]
         self.sub = TIER_DIRS[tier]  # type: ignore[index]
         self.case_s = limits.case_s or task.case_timeout_s
-        self.first_s = limits.first_output_s
+        self.first_s = task.first_output_s if limits.first_output_s is None else limits.first_output_s
         self.tier_s = limits.tier_s or task.tier_timeout_s
 
     def run(self) -> TierResult:

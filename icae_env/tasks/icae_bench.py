@@ -19,7 +19,15 @@ from icae_env.tasks.icae_records import Notes, as_text, read_cases, read_constra
 from icae_env.tasks.models import TIER_DIRS, TIERS, CaseFile, LevelSpec, Task, TestTiers
 from icae_env.tasks.runtimes import default_runtime, normalise_language
 
-__all__ = ["load_icae_bench", "export_icae", "LEVEL_DIRS", "PRD_HEADER"]
+__all__ = ["load_icae_bench", "export_icae", "is_icae_import", "ICAE_LIMITS", "ICAE_ORIGIN", "LEVEL_DIRS", "PRD_HEADER"]
+
+ICAE_ORIGIN = "icae-bench:"
+"""Prefix of the ``origin`` of every task loaded from an ICAE-Bench data root."""
+
+#: ICAE's time limits for imported tasks: one 2400 s budget per tier and room for a build before the first output
+#: (the reference has no per-case limit; the watchdog allows two minutes between outputs). Built-in tasks keep their
+#: own fast limits; ``icae_env.scoring.ScoreLimits`` (the ``scoring:`` configuration) overrides either.
+ICAE_LIMITS: dict[str, Any] = {"case_timeout_s": 120.0, "tier_timeout_s": 2400.0, "first_output_s": 1200.0}
 
 LEVEL_DIRS: dict[str, tuple[str, str]] = {
     "L1": ("prd_json", "fuzzy_prds"),
@@ -228,8 +236,9 @@ def load_icae_bench(root: str | Path, alias: str, level: str = "L1") -> Task:
             tests=tests,
             golden_dir=golden.resolve() if golden else None,
             default_level=level,  # type: ignore[arg-type]
-            origin=f"icae-bench:{root}",
+            origin=f"{ICAE_ORIGIN}{root}",
             notes=notes.lines(),
+            **ICAE_LIMITS,
         )
     except ValidationError as exc:
         first = exc.errors()[0]
@@ -307,3 +316,8 @@ def export_icae(task: Task, out_dir: str | Path, alias: str | None = None) -> Pa
     if task.golden_dir is not None:
         shutil.copytree(task.golden_dir, root / "realcode_repos" / key, dirs_exist_ok=True)
     return root
+
+
+def is_icae_import(task: Task) -> bool:
+    """Whether ``task`` was loaded from an ICAE-Bench data root (:func:`load_icae_bench`)."""
+    return task.origin.startswith(ICAE_ORIGIN)

@@ -215,8 +215,10 @@ class Task(_Frozen):
         tests: The test tiers.
         golden_dir: Directory of the golden solution, if available.
         start_dir: Directory of the starting workspace (revision tasks), if any.
-        case_timeout_s: Time limit for one case when the scorer isolates cases.
+        case_timeout_s: Time limit for one case when the scorer isolates cases; also how long the harness may go
+            without a new output file.
         tier_timeout_s: Time limit for one tier run.
+        first_output_s: Extra time the harness has before its first output file (room for a build step).
         default_level: The level used when none is given.
         origin: Where the task came from (``builtin``, a pack path, or an ICAE data root).
         notes: What an importer normalised while loading.
@@ -232,6 +234,7 @@ class Task(_Frozen):
     start_dir: Path | None = None
     case_timeout_s: float = Field(default=10.0, gt=0)
     tier_timeout_s: float = Field(default=600.0, gt=0)
+    first_output_s: float = Field(default=30.0, ge=0)
     default_level: Level = "L1"
     origin: str = ""
     notes: tuple[str, ...] = ()

@@ -104,6 +104,7 @@ class _PackFile(_Strict):
     runtime: _PackRuntime | None = None
     case_timeout_s: float = Field(default=10.0, gt=0)
     tier_timeout_s: float = Field(default=600.0, gt=0)
+    first_output_s: float = Field(default=30.0, ge=0)
     golden_api_signature: str
     fallback_response: str = Field(min_length=1)
     constraints: list[HiddenConstraint]
@@ -323,6 +324,7 @@ def load_pack(pack: Path, *, origin: str | None = None) -> Task:
         start_dir=start.resolve() if start.is_dir() else None,
         case_timeout_s=spec.case_timeout_s,
         tier_timeout_s=spec.tier_timeout_s,
+        first_output_s=spec.first_output_s,
         default_level="L1" if "L1" in spec.levels else "ground",
         origin=origin or str(pack),
     )
