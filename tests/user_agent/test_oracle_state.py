@@ -28,8 +28,13 @@ def task_log(state: Path, append_id: str, task: str = TASK) -> Path:
 def test_a_session_survives_a_server_restart(tmp_path: Path):
     state = tmp_path / "state"
     with serve_cli("--state-dir", str(state)) as (client, proc):
+        for payload in ({"model": "m"}, {"key": "guess", "model": "m", "max_interactions": 1000000}):
+            assert client.post("init", payload) == {"append_id": None, "status": {"ok": False, "error": "invalid key"}}
         sid = client.mint(max_interactions=3, difficulty="normal", open_access=True)
-        assert client.ask(sid, TASK, QUESTIONS[0])["status"]["remaining"] == 2
+        question = json.dumps({"append_id": sid, "task_id": TASK, "question": QUESTIONS[0]}).encode()
+        status, _, raw = http_post(client.ports["interaction"], iter([question[:9], question[9:]]), chunked=True)
+        assert status == 200 and json.loads(raw)["status"]["remaining"] == 2
+        assert client.stats(sid, "unidiff") == {"status": {"ok": False, "error": "no log for unidiff"}}
     assert proc.returncode == 130
     with serve_cli("--state-dir", str(state)) as (client, _):
         assert client.validate_append_id(sid) is True  # resumed without init
