@@ -1,11 +1,12 @@
 """``icae-env oracle serve``: the HTTP API of ICAE-Bench's reference Oracle, backed by :class:`OracleService`.
 
 :class:`OracleServer` puts :class:`~icae_env.user_agent.oracle.OracleService` on the reference's three ports
-(init, interaction, stats; JSON over ``POST /``). Domain errors (``invalid append_id`` ...) are HTTP 200 with
-``status.ok`` false, as a client of the reference expects, while unusable requests (bad JSON, a body that is not
-a JSON object, a missing or oversized ``Content-Length``) get HTTP 400/411/413 and unexpected failures HTTP 500,
-always with a JSON body of the endpoint's shape. The ``Content-Type`` header is not checked (``curl -d`` works);
-the body must be a UTF-8 JSON object. Any path is accepted; ``GET`` returns a small health object.
+(init, interaction, stats; JSON over ``POST /``), as ``../shared/icae-format.md`` section 5 describes. Domain
+errors (``invalid append_id`` ...) are HTTP 200 with ``status.ok`` false, as a client of the reference expects.
+Other paths get 404 and other methods on ``/`` 405 (``Allow: POST``). Bodies may be framed by ``Content-Length``
+or chunked (as Node's ``http.request`` + ``write`` sends them); unusable ones (empty, not a UTF-8 JSON object,
+over :data:`MAX_BODY_BYTES`, another transfer coding) get HTTP 400/413/501 and unexpected failures HTTP 500, always
+with a JSON body of the endpoint's shape. The ``Content-Type`` header is not checked (``curl -d`` works).
 
 Example:
     >>> with OracleServer(OracleService(), ports=(0, 0, 0)) as server:
@@ -28,15 +29,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlsplit
 
+from icae_env.errors import ArgumentError
 from icae_env.user_agent.grounded import DEFAULT_BUDGET, ROUTERS
-from icae_env.user_agent.oracle import (
+from icae_env.user_agent.oracle import OracleService
+from icae_env.user_agent.oracle_http import MAX_BODY_BYTES, HttpError, decode_json, read_body
+from icae_env.user_agent.oracle_protocol import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_PORTS,
     DEFAULT_SESSION_TTL_S,
     DIFFICULTIES,
     ENDPOINTS,
-    OracleService,
+    PUBLISHED_KEY,
     error_response,
 )
 
@@ -45,22 +50,12 @@ __all__ = [
     "DIFFICULTIES",
     "ENDPOINTS",
     "MAX_BODY_BYTES",
+    "PUBLISHED_KEY",
     "OracleServer",
     "OracleService",
     "add_oracle_commands",
     "error_response",
 ]
-
-#: Largest request body accepted (bytes).
-MAX_BODY_BYTES = 1 << 20
-
-
-class _HttpError(Exception):
-    """A request that cannot reach the service: answered with ``status`` and a JSON error body."""
-
-    def __init__(self, status: HTTPStatus, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class _EndpointServer(ThreadingHTTPServer):
@@ -85,67 +80,54 @@ class _EndpointServer(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
-    """JSON over POST (any path); GET answers a health object. Never lets an exception escape."""
+    """JSON over ``POST /``; 404 for other paths, 405 for other methods. Never lets an exception escape."""
 
     server: _EndpointServer
     server_version = "icae-env-oracle"
+    timeout = 120  # seconds a client may take to send its request
 
     def do_POST(self) -> None:
         """Answer one endpoint request."""
+        if not self._at_root():
+            return
+        endpoint = self.server.endpoint
         try:
-            status, body = HTTPStatus.OK, self.server.respond(self._read_json())
-        except _HttpError as exc:
-            status, body = exc.status, error_response(self.server.endpoint, str(exc))
+            status, body = HTTPStatus.OK, self.server.respond(decode_json(read_body(self.headers, self.rfile)))
+        except HttpError as exc:
+            status, body = exc.status, error_response(endpoint, str(exc))
         except Exception as exc:
             if self.server.verbose:
                 traceback.print_exc()
             message = f"internal error: {type(exc).__name__}: {exc}"
-            status, body = HTTPStatus.INTERNAL_SERVER_ERROR, error_response(self.server.endpoint, message)
+            status, body = HTTPStatus.INTERNAL_SERVER_ERROR, error_response(endpoint, message)
         self._send(status, body)
 
-    def do_GET(self) -> None:
-        """Answer a health check."""
-        service = self.server.service
-        body = {
-            "status": {"ok": True},
-            "service": "icae-env oracle",
-            "endpoint": self.server.endpoint,
-            "sessions": service.session_count,
-            "sessions_closed": service.sessions_closed,
-            "router": service.router,
-        }
-        self._send(HTTPStatus.OK, body)
+    def _refuse_method(self) -> None:
+        if self._at_root():
+            message = f"method {self.command} not allowed (POST / only)"
+            self._send(HTTPStatus.METHOD_NOT_ALLOWED, error_response(self.server.endpoint, message), allow=True)
 
-    def _read_json(self) -> dict[str, Any]:
-        raw = self._read_body()
-        try:
-            payload = json.loads(raw.decode("utf-8-sig"))
-        except UnicodeDecodeError:
-            raise _HttpError(HTTPStatus.BAD_REQUEST, "request body is not UTF-8") from None
-        except (ValueError, RecursionError) as exc:
-            raise _HttpError(HTTPStatus.BAD_REQUEST, f"request body is not valid JSON: {exc}") from None
-        if not isinstance(payload, dict):
-            raise _HttpError(HTTPStatus.BAD_REQUEST, "request body must be a JSON object")
-        return payload
+    do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _refuse_method
 
-    def _read_body(self) -> bytes:
-        length = self.headers.get("Content-Length")
-        if length is None:
-            raise _HttpError(HTTPStatus.LENGTH_REQUIRED, "Content-Length is required")
-        if not length.strip().isdigit():
-            raise _HttpError(HTTPStatus.BAD_REQUEST, f"invalid Content-Length {length!r}")
-        if int(length) > MAX_BODY_BYTES:
-            raise _HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"request body over {MAX_BODY_BYTES} bytes")
-        return self.rfile.read(int(length))
+    def _at_root(self) -> bool:
+        """Whether the request is for ``/``; otherwise answer 404."""
+        path = urlsplit(self.path).path
+        if path == "/":
+            return True
+        self._send(HTTPStatus.NOT_FOUND, error_response(self.server.endpoint, f"not found: {path} (POST / only)"))
+        return False
 
-    def _send(self, status: HTTPStatus, body: dict[str, Any]) -> None:
+    def _send(self, status: HTTPStatus, body: dict[str, Any], allow: bool = False) -> None:
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
+            if allow:
+                self.send_header("Allow", "POST")
             self.end_headers()
-            self.wfile.write(data)
+            if self.command != "HEAD":
+                self.wfile.write(data)
         except OSError:
             self.close_connection = True
 
@@ -168,7 +150,7 @@ class OracleServer:
         verbose: Log every request and connection error to stderr.
 
     Raises:
-        ValueError: unless exactly three ports are given.
+        ArgumentError: unless exactly three ports are given.
         OSError: when a port cannot be bound (the ports bound so far are released).
     """
 
@@ -180,7 +162,7 @@ class OracleServer:
         verbose: bool = False,
     ) -> None:
         if len(ports) != len(ENDPOINTS):
-            raise ValueError(f"expected {len(ENDPOINTS)} ports (init, interaction, stats), got {list(ports)}")
+            raise ArgumentError(f"expected {len(ENDPOINTS)} ports (init, interaction, stats), got {list(ports)}")
         self.service = service
         self.host = host
         self._servers: list[_EndpointServer] = []
@@ -285,6 +267,21 @@ def _positive_arg(kind: type) -> Callable[[str], Any]:
     return parse
 
 
+def _key_arg(text: str) -> str:
+    if not text:
+        raise argparse.ArgumentTypeError("the key must not be empty")
+    return text
+
+
+def _banner(server: OracleServer, service: OracleService, state_dir: Path | None) -> str:
+    urls = ", ".join(f"{name} {url}" for name, url in server.urls.items())
+    source = f"data root {service.data_root} and built-in tasks" if service.data_root else "built-in tasks"
+    state = f"state in {state_dir}" if state_dir else "state in memory, lost on exit (see --state-dir)"
+    keyless = "; keyless init allowed" if service.allow_keyless else ""
+    settings = f"router {service.router}, budget {service.default_budget}; {state}{keyless}"
+    return f"icae-env oracle: {urls} ({source}; {settings})"
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     service = OracleService(
         args.data_root,
@@ -292,27 +289,68 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         default_budget=args.budget,
         max_sessions=args.max_sessions,
         session_ttl_s=args.session_ttl,
+        key=args.key,
+        allow_keyless=args.allow_keyless,
+        state_dir=args.state_dir,
+        fsync=args.fsync,
     )
-    try:
-        server = OracleServer(service, host=args.host, ports=args.ports, verbose=args.verbose)
-    except OSError as exc:
-        print(f"icae-env: error: cannot listen on {args.host} ports {args.ports}: {exc}", file=sys.stderr)
-        return 2
-    with server:
-        urls = ", ".join(f"{name} {url}" for name, url in server.urls.items())
-        source = f"data root {service.data_root} and built-in tasks" if service.data_root else "built-in tasks"
-        print(
-            f"icae-env oracle: {urls} ({source}; router {service.router}, budget {service.default_budget})", flush=True
-        )
-        server.serve_forever()
+    with service:
+        try:
+            server = OracleServer(service, host=args.host, ports=args.ports, verbose=args.verbose)
+        except OSError as exc:
+            print(f"icae-env: error: cannot listen on {args.host} ports {args.ports}: {exc}", file=sys.stderr)
+            return 2
+        with server:
+            print(_banner(server, service, args.state_dir), flush=True)
+            server.serve_forever()
     return 0
+
+
+def _add_session_arguments(serve: argparse.ArgumentParser) -> None:
+    serve.add_argument(
+        "--budget",
+        type=_budget_arg,
+        default=DEFAULT_BUDGET,
+        help=f"max_interactions when init gives none (default {DEFAULT_BUDGET})",
+    )
+    serve.add_argument(
+        "--key",
+        type=_key_arg,
+        default=PUBLISHED_KEY,
+        help="the init key (default: the key the ICAE-EVAL harness sends); other keys get 'invalid key'",
+    )
+    serve.add_argument(
+        "--allow-keyless",
+        action="store_true",
+        help="also accept an init without a key (local experiments only: any client can then mint sessions)",
+    )
+    serve.add_argument(
+        "--state-dir",
+        type=Path,
+        default=None,
+        help="keep sessions and logs in this directory: they survive a restart (default: in memory only)",
+    )
+    serve.add_argument("--fsync", action="store_true", help="fsync every state write (survives power loss; slower)")
+    serve.add_argument(
+        "--max-sessions",
+        type=_positive_arg(int),
+        default=DEFAULT_MAX_SESSIONS,
+        help=f"sessions held in memory; the least recently used is evicted, not lost (default {DEFAULT_MAX_SESSIONS})",
+    )
+    serve.add_argument(
+        "--session-ttl",
+        type=_positive_arg(float),
+        default=DEFAULT_SESSION_TTL_S,
+        help=f"idle seconds before a session is evicted from memory, never lost (default {DEFAULT_SESSION_TTL_S:g})",
+    )
 
 
 def add_oracle_commands(subparsers: Any) -> None:
     """Register ``oracle serve`` on an argparse subparsers object.
 
-    ``oracle serve [--data-root DIR] [--host H] [--ports I,Q,S] [--router NAME] [--budget N] [--max-sessions N]
-    [--session-ttl S] [-v]`` serves until interrupted; its ``func(args)`` returns the exit status.
+    ``oracle serve [--data-root DIR] [--host H] [--ports I,Q,S] [--router NAME] [--budget N] [--key KEY]
+    [--allow-keyless] [--state-dir DIR] [--fsync] [--max-sessions N] [--session-ttl S] [-v]`` serves until
+    interrupted; its ``func(args)`` returns the exit status.
 
     Args:
         subparsers: The object returned by ``ArgumentParser.add_subparsers``.
@@ -329,23 +367,6 @@ def add_oracle_commands(subparsers: Any) -> None:
         help="init,interaction,stats ports (default 50001,50002,50003; 0 picks a free port)",
     )
     serve.add_argument("--router", choices=sorted(ROUTERS), default="lexical", help="question router")
-    serve.add_argument(
-        "--budget",
-        type=_budget_arg,
-        default=DEFAULT_BUDGET,
-        help=f"max_interactions when init gives none (default {DEFAULT_BUDGET})",
-    )
-    serve.add_argument(
-        "--max-sessions",
-        type=_positive_arg(int),
-        default=DEFAULT_MAX_SESSIONS,
-        help=f"open sessions kept at most; the least recently used is closed (default {DEFAULT_MAX_SESSIONS})",
-    )
-    serve.add_argument(
-        "--session-ttl",
-        type=_positive_arg(float),
-        default=DEFAULT_SESSION_TTL_S,
-        help=f"seconds a session may stay idle before it is closed (default {DEFAULT_SESSION_TTL_S:g})",
-    )
+    _add_session_arguments(serve)
     serve.add_argument("-v", "--verbose", action="store_true", help="log every request to stderr")
     serve.set_defaults(func=_cmd_serve)

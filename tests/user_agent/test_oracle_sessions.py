@@ -1,4 +1,7 @@
-"""Oracle sessions stay bounded: idle sessions close, the least recently used makes room, routers are shared."""
+"""Oracle sessions in memory stay bounded (idle ones and the least recently used are evicted) and are never lost.
+
+An evicted session is reloaded from the store on its next request, so its budget, log and stats carry on.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import urllib.request
 
 import pytest
 
-from icae_env.user_agent.oracle import ERR_APPEND_ID, OracleService
+from icae_env.user_agent.oracle import PUBLISHED_KEY, OracleService
 from icae_env.user_agent.server import OracleServer
 
 TASK = "builtin/dep-resolver"
@@ -28,7 +31,7 @@ class Clock:
 
 
 def open_session(service: OracleService) -> str:
-    body = service.init({"key": "k", "model": "m"})
+    body = service.init({"key": PUBLISHED_KEY, "model": "m"})
     assert body["status"]["ok"] is True, body
     return body["append_id"]
 
@@ -37,19 +40,22 @@ def ask(service: OracleService, append_id: str) -> dict:
     return service.interaction({"append_id": append_id, "task_id": TASK, "question": QUESTION})
 
 
-def test_least_recently_used_session_makes_room():
+def test_least_recently_used_session_makes_room_and_comes_back():
     service = OracleService(max_sessions=3, clock=Clock())
     first, second, third = (open_session(service) for _ in range(3))
+    assert ask(service, second)["status"]["remaining"] == 15
     assert ask(service, first)["status"]["ok"]  # first is now the most recently used
-    fourth = open_session(service)
-    assert service.session_count == 3 and service.sessions_closed == 1
-    closed = ask(service, second)
-    assert closed["status"] == {"ok": False, "error": ERR_APPEND_ID}
-    for append_id in (first, third, fourth):
+    fourth = open_session(service)  # evicts third, the least recently used
+    assert service.session_count == 3 and service.sessions_evicted == 1
+    assert ask(service, third)["status"]["remaining"] == 15  # reloaded (evicting second)
+    assert ask(service, second)["status"]["remaining"] == 14  # reloaded: its budget carried on
+    assert service.stats({"append_id": second, "task_id": TASK})["stats"]["turns_used"] == 2
+    for append_id in (first, fourth):
         assert ask(service, append_id)["status"]["ok"], append_id
+    assert service.session_count == 3
 
 
-def test_idle_sessions_close_after_the_ttl_and_keep_their_stats_until_then():
+def test_idle_sessions_are_evicted_after_the_ttl_and_keep_their_stats():
     clock = Clock()
     service = OracleService(session_ttl_s=60, clock=clock)
     busy, idle = open_session(service), open_session(service)
@@ -57,19 +63,22 @@ def test_idle_sessions_close_after_the_ttl_and_keep_their_stats_until_then():
     clock.now += 59
     assert ask(service, busy)["status"]["ok"]
     stats = service.stats({"append_id": idle, "task_id": TASK})
-    assert stats["stats"]["turns_used"] == 1  # 59 s idle: still open, the stats request refreshes it
+    assert stats["stats"]["turns_used"] == 1  # 59 s idle: still in memory, the stats request refreshes it
     clock.now += 59
     assert ask(service, busy)["status"]["ok"]
     clock.now += 60
-    assert service.stats({"append_id": idle})["status"] == {"ok": False, "error": ERR_APPEND_ID}
-    assert service.stats({"append_id": busy})["status"] == {"ok": False, "error": ERR_APPEND_ID}
-    assert service.session_count == 0 and service.sessions_closed == 2
+    assert service.session_count == 2
+    service.stats({"append_id": "f" * 32})  # any request evicts the idle ones (an unknown id loads nothing)
+    assert service.session_count == 0 and service.sessions_evicted == 2
+    assert service.stats({"append_id": idle, "task_id": TASK})["stats"]["turns_used"] == 1
+    assert service.stats({"append_id": busy})["stats"]["turns_used"] == 2
+    assert ask(service, idle)["status"]["remaining"] == 14
 
 
 def test_sessions_share_one_router_per_task_and_level():
     service = OracleService(clock=Clock())
     normal = [open_session(service) for _ in range(20)]
-    medium = service.init({"key": "k", "model": "m", "difficulty": "medium"})["append_id"]
+    medium = service.init({"key": PUBLISHED_KEY, "model": "m", "difficulty": "medium"})["append_id"]
     replies = {ask(service, a)["data"] for a in normal}
     assert len(replies) == 1
     ask(service, medium)
@@ -95,7 +104,7 @@ def test_concurrent_sessions_on_a_shared_router_get_the_same_answers():
     for thread in threads:
         thread.join()
     assert not errors and len(answers) == 60 and set(answers) == {expected}
-    assert service.session_count <= 8
+    assert service.session_count <= 8 and service.sessions_evicted == 61 - 8
 
 
 @pytest.mark.parametrize(
@@ -107,16 +116,22 @@ def test_bad_limits_raise(options):
         OracleService(**options)
 
 
-def test_health_reports_closed_sessions_over_http():
+def test_evictions_over_http_lose_nothing():
     service = OracleService(max_sessions=1)
+    body = json.dumps({"key": PUBLISHED_KEY, "model": "m"}).encode()
     with OracleServer(service, ports=(0, 0, 0)) as server:
+        ids = []
         for _ in range(3):
-            request = urllib.request.Request(server.urls["init"], data=b'{"key": "k"}', method="POST")
+            request = urllib.request.Request(server.urls["init"], data=body, method="POST")
             with urllib.request.urlopen(request, timeout=5) as response:
-                assert json.loads(response.read())["status"]["ok"] is True
-        with urllib.request.urlopen(server.urls["stats"], timeout=5) as response:
-            health = json.loads(response.read())
-    assert health["sessions"] == 1 and health["sessions_closed"] == 2
+                ids.append(json.loads(response.read())["append_id"])
+        assert service.session_count == 1 and service.sessions_evicted == 2
+        for append_id in ids:
+            question = {"append_id": append_id, "task_id": TASK, "question": QUESTION}
+            request = urllib.request.Request(server.urls["interaction"], data=json.dumps(question).encode())
+            with urllib.request.urlopen(request, timeout=5) as response:
+                assert json.loads(response.read())["status"]["remaining"] == 15
+    assert service.session_count == 1
 
 
 @pytest.mark.parametrize("flag", ["--max-sessions=0", "--session-ttl=-5", "--session-ttl=soon"])

@@ -20,6 +20,7 @@ import pytest
 from icae_env.tasks import load_icae_bench, load_task
 from icae_env.user_agent.server import (
     DEFAULT_PORTS,
+    PUBLISHED_KEY,
     OracleServer,
     OracleService,
     add_oracle_commands,
@@ -27,18 +28,28 @@ from icae_env.user_agent.server import (
 
 TASK = "builtin/dep-resolver"
 OFF_TOPIC = "what is the weather like today?"
-STATS_FIELDS = {
-    "constraint_coverage",
-    "task_coverage",
-    "fallback_rate",
-    "budget_usage_rate",
+#: The reference's per-task stats fields, in its order.
+STATS_FIELDS = [
+    "task_id",
+    "model",
     "turns_used",
     "max_interactions",
+    "budget_usage_rate",
     "fallbacks",
+    "fallback_rate",
     "triggers_hit",
-    "missed_constraints",
     "total_constraints",
-}
+    "constraint_coverage",
+    "missed_constraints",
+    "interaction_score",
+]
+INTERNAL_LOG_FIELDS = [
+    "triggers_hit",
+    "api_alignment_triggered",
+    "fallback_triggered",
+    "cheating_attempt_detected",
+    "score_adjustment",
+]
 
 
 class Client:
@@ -62,7 +73,7 @@ class Client:
         return body
 
     def init(self, **payload: Any) -> str:
-        body = self.post("init", {"key": "k", "model": "m", **payload})
+        body = self.post("init", {"key": PUBLISHED_KEY, "model": "m", **payload})
         assert body["status"]["ok"] is True, body
         return body["append_id"]
 
@@ -93,30 +104,30 @@ def icae_client(icae_sample: Path):
         yield Client(srv)
 
 
-def expected_stats(records: list[str], own: list[str], hit: list[str], turns: int, fallbacks: int, budget: int):
+def expected_stats(task: str, records: list[str], hit: list[str], turns: int, fallbacks: int, budget: int):
     return {
-        "constraint_coverage": 100 * len(hit) / len(records),
-        "task_coverage": 100 * len(set(hit) & set(own)) / len(own),
-        "fallback_rate": 100 * fallbacks / turns if turns else 0.0,
-        "budget_usage_rate": 100 * turns / budget,
+        "task_id": task,
+        "model": "m",
         "turns_used": turns,
         "max_interactions": budget,
+        "budget_usage_rate": round(100 * turns / budget, 1),
         "fallbacks": fallbacks,
-        "triggers_hit": hit,
-        "missed_constraints": [r for r in records if r not in hit],
+        "fallback_rate": round(100 * fallbacks / turns, 1) if turns else 0.0,
+        "triggers_hit": sorted(hit),
         "total_constraints": len(records),
+        "constraint_coverage": round(100 * len(hit) / len(records), 1),
+        "missed_constraints": [r for r in records if r not in hit],
+        "interaction_score": 0,
     }
 
 
 def assert_stats(actual: dict[str, Any], expected: dict[str, Any]) -> None:
-    assert set(actual) == set(expected) == STATS_FIELDS
-    for name, value in expected.items():
-        assert actual[name] == (pytest.approx(value) if isinstance(value, float) else value), name
+    assert list(actual) == list(expected) == STATS_FIELDS
+    assert actual == expected
 
 
-def record_ids(data) -> tuple[list[str], list[str]]:
-    records = [c.constraint_id for c in data.hidden_constraints]
-    return records, [c.constraint_id for c in data.hidden_constraints if c.is_task_specific]
+def record_ids(data) -> list[str]:
+    return [c.constraint_id for c in data.hidden_constraints]
 
 
 def test_server_binds_ephemeral_ports(server: OracleServer):
@@ -126,9 +137,11 @@ def test_server_binds_ephemeral_ports(server: OracleServer):
 
 def test_builtin_reference_flow(client: Client):
     data = load_task(TASK).user_agent_data("L1")
-    init = client.post("init", {"key": "run", "model": "agent-x", "max_interactions": 4, "difficulty": "normal"})
+    payload = {"key": PUBLISHED_KEY, "model": "m", "max_interactions": 4, "difficulty": "normal"}
+    init = client.post("init", payload)
     assert re.fullmatch(r"[0-9a-f]{32}", init["append_id"])
-    assert init["status"] == {"ok": True, "max_interactions": 4, "model": "agent-x", "difficulty": "normal"}
+    status = {"ok": True, "max_interactions": 4, "model": "m", "difficulty": "normal", "open_access": False}
+    assert init["status"] == status
     sid = init["append_id"]
 
     hit = client.ask(sid, "how are cycles reported?")
@@ -139,18 +152,19 @@ def test_builtin_reference_flow(client: Client):
         "remaining": 3,
         "internal_log": {
             "triggers_hit": ["C004"],
+            "api_alignment_triggered": False,
             "fallback_triggered": False,
-            "turn": 1,
-            "question": "how are cycles reported?",
-            "answer": c004.oracle_response,
+            "cheating_attempt_detected": False,
+            "score_adjustment": 0,
         },
         "parse_error": False,
     }
+    assert list(hit["status"]["internal_log"]) == INTERNAL_LOG_FIELDS
 
     miss = client.ask(sid, OFF_TOPIC)
     assert miss["data"] == data.fallback_response
     log = miss["status"]["internal_log"]
-    assert (log["triggers_hit"], log["fallback_triggered"], log["turn"]) == ([], True, 2)
+    assert (log["triggers_hit"], log["fallback_triggered"]) == ([], True)
     assert miss["status"]["remaining"] == 2
 
     assert (
@@ -159,13 +173,11 @@ def test_builtin_reference_flow(client: Client):
     assert client.ask(sid, OFF_TOPIC)["status"]["remaining"] == 0
     for _ in range(2):
         refused = client.ask(sid, "how are cycles reported?")
-        assert refused["data"] == "" and refused["status"]["ok"] is False
-        assert refused["status"]["error"] == "max_interactions_reached"
+        assert refused == {"data": "", "status": {"ok": False, "error": "max_interactions_reached", "remaining": 0}}
 
     stats = client.stats(sid, TASK)
-    assert set(stats) == STATS_FIELDS
-    records, own = record_ids(data)
-    assert_stats(stats, expected_stats(records, own, ["C004", "C006"], turns=4, fallbacks=2, budget=4))
+    records = record_ids(data)
+    assert_stats(stats, expected_stats(TASK, records, ["C004", "C006"], turns=4, fallbacks=2, budget=4))
     assert stats["budget_usage_rate"] == 100.0 and stats["fallback_rate"] == 50.0
 
 
@@ -173,9 +185,10 @@ def test_levels_follow_difficulty(client: Client):
     task = load_task(TASK)
     for difficulty, level in (("normal", "L1"), ("medium", "L2"), ("easy", "L3")):
         sid = client.init(difficulty=difficulty)
+        client.ask(sid, OFF_TOPIC)
         stats = client.stats(sid, TASK)
         assert stats["total_constraints"] == len(task.user_agent_data(level).hidden_constraints)
-        assert stats["turns_used"] == 0 and stats["max_interactions"] == 16
+        assert stats["turns_used"] == 1 and stats["max_interactions"] == 16
     easy = client.init(difficulty="easy")
     first = task.user_agent_data("L3").hidden_constraints[0]
     reply = client.ask(easy, first.trigger_keywords[0])
@@ -183,16 +196,19 @@ def test_levels_follow_difficulty(client: Client):
 
 
 def test_init_errors(client: Client):
-    for payload in (
-        {"key": "k", "model": "m", "difficulty": "hard"},
-        {"key": "k", "model": "m", "max_interactions": -1},
-        {"key": "k", "model": "m", "max_interactions": "many"},
-        {"key": 3, "model": "m"},
+    key = PUBLISHED_KEY
+    for payload, error in (
+        ({"key": key, "model": "m", "difficulty": "hard"}, "difficulty must be 'normal', 'medium', or 'easy'"),
+        ({"key": key, "model": "m", "max_interactions": "many"}, "max_interactions must be an integer, got 'many'"),
+        ({"key": 3, "model": "m"}, "invalid key"),
+        ({"key": "k", "model": "m"}, "invalid key"),
+        ({"model": "m"}, "invalid key"),
+        ({"key": key}, "missing model"),
+        ({"key": key, "model": ""}, "missing model"),
     ):
         body = client.post("init", payload)
-        assert body["status"]["ok"] is False and isinstance(body["status"]["error"], str), payload
-        assert body["append_id"] == ""
-    assert "difficulty" in client.post("init", {"difficulty": "hard"})["status"]["error"]
+        assert body == {"append_id": None, "status": {"ok": False, "error": error}}, payload
+    assert client.post("init", {"difficulty": "hard"})["status"]["error"] == "invalid key"  # the key comes first
 
 
 def test_interaction_error_strings(client: Client):
@@ -212,10 +228,10 @@ def test_interaction_error_strings(client: Client):
         body = client.post("interaction", payload)
         assert body["data"] == "" and body["status"]["ok"] is False, payload
         assert body["status"]["error"] == error, payload
-    assert client.stats(sid, TASK)["turns_used"] == 0
+    assert client.stats(sid, TASK)["turns_used"] == 0  # the refused question was logged, not counted
     bad = client.post("stats", {"append_id": "nope"})
-    assert bad["status"] == {"ok": False, "error": "invalid append_id"}
-    assert client.post("stats", {"append_id": sid, "task_id": "nope"})["status"]["error"] == "no prd for nope"
+    assert bad == {"status": {"ok": False, "error": "invalid append_id format"}}
+    assert client.post("stats", {"append_id": sid, "task_id": "nope"})["status"]["error"] == "no log for nope"
 
 
 @pytest.mark.parametrize("endpoint", ["init", "interaction", "stats"])
@@ -230,21 +246,23 @@ def test_unusable_bodies(client: Client, endpoint: str, body: bytes, code: int):
     assert answer.get("data", "") == ""
 
 
-def test_missing_content_length(server: OracleServer):
+def test_no_content_length_and_no_chunks_is_an_empty_body(server: OracleServer):
     connection = http.client.HTTPConnection("127.0.0.1", server.ports[1], timeout=5)
     connection.putrequest("POST", "/")
     connection.endheaders()
     response = connection.getresponse()
-    assert response.status == 411
-    assert json.loads(response.read())["status"]["ok"] is False
+    assert response.status == 400
+    assert json.loads(response.read())["status"] == {
+        "ok": False,
+        "error": "request body is empty (expected a JSON object)",
+    }
     connection.close()
 
 
-def test_health(client: Client, server: OracleServer):
+def test_get_is_not_allowed(client: Client):
     for endpoint in ("init", "interaction", "stats"):
         code, body = client.raw(endpoint, b"", method="GET")
-        assert code == 200 and body["status"] == {"ok": True} and body["endpoint"] == endpoint
-        assert body["router"] == "lexical" and body["sessions"] == server.service.session_count
+        assert code == 405 and body["status"]["ok"] is False
 
 
 def test_unexpected_exception_is_a_json_500():
@@ -265,21 +283,36 @@ def test_builtin_aliases_share_one_agent(client: Client):
     assert client.ask(sid, OFF_TOPIC, task_id="unidiff")["status"]["remaining"] == 1
 
 
-def test_session_stats_are_means(client: Client):
+def test_session_stats_are_the_reference_aggregate(client: Client):
     sid = client.init(max_interactions=4)
-    empty = client.stats(sid)
-    assert set(empty) == STATS_FIELDS and empty["turns_used"] == 0 and empty["max_interactions"] == 4
-    assert empty["triggers_hit"] == [] and empty["missed_constraints"] == []
+    empty = client.post("stats", {"append_id": sid})
+    assert empty == {"status": {"ok": False, "error": "no log found for append_id"}}
     client.ask(sid, "how are cycles reported?")
     client.ask(sid, OFF_TOPIC)
     client.ask(sid, OFF_TOPIC, task_id="unidiff")
     first, second = client.stats(sid, TASK), client.stats(sid, "builtin/unidiff")
     overall = client.stats(sid)
-    for name in STATS_FIELDS - {"triggers_hit", "missed_constraints"}:
-        assert overall[name] == pytest.approx((first[name] + second[name]) / 2), name
-    assert overall["turns_used"] == 1.5 and overall["budget_usage_rate"] == pytest.approx(37.5)
-    assert overall["triggers_hit"] == ["builtin/dep-resolver:C004"]
-    assert len(overall["missed_constraints"]) == len(first["missed_constraints"]) + len(second["missed_constraints"])
+    assert list(overall) == [
+        "append_id",
+        "model",
+        "repos",
+        "turns_used",
+        "max_interactions",
+        "budget_usage_rate",
+        "fallbacks",
+        "fallback_rate",
+        "constraint_coverage",
+        "interaction_score",
+        "per_repo",
+    ]
+    assert (overall["append_id"], overall["model"], overall["repos"], overall["max_interactions"]) == (sid, "m", 2, 4)
+    assert overall["turns_used"] == 3 and overall["fallbacks"] == first["fallbacks"] + second["fallbacks"] == 2
+    assert overall["budget_usage_rate"] == round((50.0 + 25.0) / 2, 1) == 37.5
+    assert overall["fallback_rate"] == round((50.0 + 100.0) / 2, 1) == 75.0
+    mean_coverage = round((first["constraint_coverage"] + second["constraint_coverage"]) / 2, 1)
+    assert overall["constraint_coverage"] == mean_coverage
+    assert overall["interaction_score"] == first["interaction_score"] + second["interaction_score"]
+    assert overall["per_repo"] == {TASK: first, "builtin/unidiff": second}
 
 
 def test_concurrent_sessions_are_isolated(client: Client):
@@ -334,8 +367,8 @@ def test_icae_sample_flow(icae_client: Client, icae_sample: Path):
     refused = icae_client.ask(sid, "how does the cache work", task_id="realcode@001")
     assert refused["status"]["error"] == "max_interactions_reached"
     stats = icae_client.stats(sid, "realcode@001")
-    records, own = record_ids(data)
-    assert_stats(stats, expected_stats(records, own, ["C001", "C004"], turns=3, fallbacks=1, budget=3))
+    records = record_ids(data)
+    assert_stats(stats, expected_stats("realcode@001", records, ["C001", "C004"], turns=3, fallbacks=1, budget=3))
     assert (
         icae_client.post("interaction", {"append_id": sid, "task_id": "realcode@999", "question": "q"})["status"][
             "error"
@@ -349,6 +382,7 @@ def test_icae_sample_levels(icae_client: Client, icae_sample: Path):
     task = load_icae_bench(icae_sample, "realcode@002", "L1")
     for difficulty, level in (("medium", "L2"), ("easy", "L3")):
         sid = icae_client.init(difficulty=difficulty)
+        icae_client.ask(sid, OFF_TOPIC, task_id="realcode@002")
         stats = icae_client.stats(sid, "realcode@002")
         assert stats["total_constraints"] == len(task.user_agent_data(level).hidden_constraints)
 
@@ -386,9 +420,12 @@ def test_cli_arguments():
         16,
         None,
     )
+    assert (args.key, args.allow_keyless, args.state_dir, args.fsync) == (PUBLISHED_KEY, False, None, False)
     args = parser.parse_args(["oracle", "serve", "--ports", "1,2,3", "--budget", "5", "--data-root", "/x"])
     assert (args.ports, args.budget, args.data_root, callable(args.func)) == ((1, 2, 3), 5, Path("/x"), True)
-    for bad in (["--ports", "1,2"], ["--ports", "a,b,c"], ["--budget", "-1"], ["--router", "nope"]):
+    args = parser.parse_args(["oracle", "serve", "--key", "s3", "--allow-keyless", "--state-dir", "/d", "--fsync"])
+    assert (args.key, args.allow_keyless, args.state_dir, args.fsync) == ("s3", True, Path("/d"), True)
+    for bad in (["--ports", "1,2"], ["--ports", "a,b,c"], ["--budget", "-1"], ["--router", "nope"], ["--key", ""]):
         with pytest.raises(SystemExit):
             parser.parse_args(["oracle", "serve", *bad])
 
@@ -413,7 +450,8 @@ def test_cli_serves_until_interrupted():
         banner = proc.stdout.readline()
         urls = dict(re.findall(r"(init|interaction|stats) (http://\S+/)", banner))
         assert set(urls) == {"init", "interaction", "stats"}, banner
-        request = urllib.request.Request(urls["init"], data=b'{"key": "k", "model": "m"}', method="POST")
+        body = json.dumps({"key": PUBLISHED_KEY, "model": "m"}).encode()
+        request = urllib.request.Request(urls["init"], data=body, method="POST")
         with urllib.request.urlopen(request, timeout=5) as response:
             assert json.loads(response.read())["status"]["max_interactions"] == 2
         proc.send_signal(signal.SIGINT)
