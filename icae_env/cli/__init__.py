@@ -10,7 +10,8 @@ Commands:
     icae-env replay TRAJECTORY.jsonl
     icae-env images build [LANG ...] [--force]   build the docker sandbox's base image without a registry
     icae-env docker reap [--all]                 remove orphaned icae-env containers (by label)
-    icae-env oracle serve [--data-root DIR] [--ports 50001,50002,50003]   ICAE-compatible Oracle HTTP API
+    icae-env oracle serve [--data-root DIR] [--ports 50001,50002,50003] [--state-dir DIR]
+                          [--key KEY] [--allow-keyless]   ICAE-compatible Oracle HTTP API
 
 Every error a user can cause is one line on stderr (``icae-env: error: ...``) and exit status 2.
 """
