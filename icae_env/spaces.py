@@ -1,19 +1,48 @@
-"""Spaces for free-form text: any Unicode string up to a documented length.
+"""Spaces for free-form text: any Unicode string up to a documented length, and every icae-env action.
 
 ``gymnasium.spaces.Text`` only admits characters from a fixed charset (alphanumerics by default), which would
 reject shell commands, file contents and PRDs. :class:`UnicodeText` admits any ``str`` up to ``max_length``
 characters; :class:`ActionSpace` admits every well-formed icae-env action (dict, pydantic model or JSON string).
+
+Vector envs:
+    ``gymnasium.make_vec(id, num_envs=n, vectorization_mode="async")`` works with the default settings (shared
+    memory on), and so does ``"sync"``; both return the same values. Importing this module registers the text
+    spaces with Gymnasium's vector utilities (the functions are in :mod:`icae_env.vector_spaces`):
+
+    * **Batched spaces.** ``batch_space`` turns ``UnicodeText`` and ``ActionSpace`` into a
+      :class:`~icae_env.vector_spaces.SpaceBatch` of ``n`` independently seeded copies (a ``Tuple``, as
+      Gymnasium batches ``Text``). A batched observation is a dict: ``output`` a ``tuple`` of ``n`` ``str``;
+      ``source``, ``exit_code``, ``questions_left`` and ``step`` int64 arrays of shape ``(n,)``.
+    * **Batched actions.** ``step`` takes a list or tuple (or 1-D array) of ``n`` actions, one per env: dicts,
+      action models or JSON strings (plain questions for ``icae/Clarify-v0``). A lone action where the batch
+      belongs (a ``str``, a dict, a model) raises :class:`~icae_env.errors.ArgumentTypeError` and a batch of the
+      wrong length :class:`~icae_env.errors.ArgumentError`, instead of being split into characters or keys. A
+      malformed action inside the batch stays an agent mistake (``info["action_error"]`` of that env).
+    * **Shared memory.** A ``UnicodeText(max_length)`` gets one slot of ``4 * max_length`` bytes per env (UTF-8
+      needs at most 4 bytes a character) and a byte count per env. The worker writes the text's UTF-8 encoding
+      (``surrogatepass``, so every Python ``str`` round-trips exactly: non-ASCII, empty, ``max_length``); a text
+      over ``max_length`` characters raises :class:`~icae_env.errors.ArgumentError`, which the vector env
+      re-raises. For the observations' ``output`` (201,000 characters) that is 804 KB per env. The parent reads
+      through a :class:`~icae_env.vector_spaces.SharedTexts` view that decodes on access (``AsyncVectorEnv``
+      reads its shared memory once, when built: Gymnasium's own ``Text`` decodes the buffer then and returns
+      the construction-time strings ever after); its copies are plain tuples, so with the default ``copy=True``
+      the observation holds a ``tuple`` exactly as in sync mode. With ``copy=False`` ``output`` is the live
+      view, valid until the next ``reset`` or ``step``.
+    * ``ActionSpace`` has no shared memory: actions travel to the workers through pipes, and no observation
+      holds an action.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.spaces import Space
+from gymnasium.vector import utils as vector_utils
 
+from icae_env import vector_spaces
 from icae_env.errors import ArgumentError
 
 __all__ = ["UnicodeText", "ActionSpace", "MAX_OBSERVATION_CHARS", "SOURCES", "observation_space"]
@@ -138,3 +167,18 @@ def observation_space(budget: int, max_steps: int, exit_codes: int) -> spaces.Di
             "step": spaces.Discrete(max_steps + 1),
         }
     )
+
+
+def _register_vector_support() -> None:
+    """Teach Gymnasium's vector utilities the text spaces (see the module docstring)."""
+    for space_type in (UnicodeText, ActionSpace):
+        vector_utils.batch_space.register(space_type, vector_spaces.batch_of)
+    vector_utils.iterate.register(vector_spaces.SpaceBatch, vector_spaces.iterate_batch)
+    vector_utils.create_empty_array.register(UnicodeText, vector_spaces.empty_texts)
+    vector_utils.create_shared_memory.register(UnicodeText, vector_spaces.create_text_memory)
+    # A live Sequence view, where Gymnasium's stubs name arrays, dicts and tuples (see SharedTexts).
+    vector_utils.read_from_shared_memory.register(UnicodeText, cast(Any, vector_spaces.read_texts))
+    vector_utils.write_to_shared_memory.register(UnicodeText, vector_spaces.write_text)
+
+
+_register_vector_support()
