@@ -1,4 +1,4 @@
-"""``TextActions``: the env takes raw model output (text, tool-call JSON, XML tags, fenced blocks) as actions."""
+"""``TextActions``: the env takes raw model output (native tool calls, JSON, XML tags, fenced blocks) as actions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from icae_env.errors import ArgumentError
+from icae_env.errors import ArgumentError, ArgumentTypeError
 from icae_env.spaces import UnicodeText
 from icae_env.wrappers.text_parsing import DEFAULT_MAX_CHARS, TextActionError, parse_text_action
 from icae_env.wrappers.tool_schema import check_text_env, check_tools
@@ -35,6 +35,9 @@ class TextActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         env: An icae-env env (observations are dicts with an ``output`` text).
         tools: Tool names the model may call (default: every tool).
         max_chars: Longest accepted message.
+        prefix: Text the chat template's generation prompt ends with and the model's output continues, read as
+            the start of every text message: ``"<think>\n"`` when the template opens the reasoning block
+            (DeepSeek-R1, Qwen3 thinking, GLM-4.7), so that output cut inside it is an action error.
 
     Example:
         >>> from icae_env.envs.clarify import ClarifyEnv
@@ -52,16 +55,20 @@ class TextActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         True
     """
 
-    def __init__(self, env: gym.Env, tools: Sequence[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+    def __init__(
+        self, env: gym.Env, tools: Sequence[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS, prefix: str = ""
+    ) -> None:
         chosen = check_tools(tools)
         if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 1:
             raise ArgumentError(f"max_chars must be an int >= 1, got {max_chars!r}")
+        if not isinstance(prefix, str):
+            raise ArgumentTypeError(f"prefix must be a str, got {type(prefix).__name__}")
         check_text_env(env, "TextActions")
         gym.utils.RecordConstructorArgs.__init__(
-            self, tools=list(chosen) if tools is not None else None, max_chars=max_chars
+            self, tools=list(chosen) if tools is not None else None, max_chars=max_chars, prefix=prefix
         )
         gym.ActionWrapper.__init__(self, env)
-        self.tools, self.max_chars = chosen, max_chars
+        self.tools, self.max_chars, self.prefix = chosen, max_chars, prefix
         self.action_space = UnicodeText(max_chars)
 
     def action(self, action: Any) -> dict[str, Any]:
@@ -70,7 +77,7 @@ class TextActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         Raises:
             TextActionError: when the output holds no single valid action.
         """
-        return parse_text_action(action, self.tools, self.max_chars)
+        return parse_text_action(action, self.tools, self.max_chars, self.prefix)
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
         """Step with the parsed action, or report the parse error as the observation (the episode goes on)."""

@@ -1,17 +1,67 @@
 r"""Turn raw model output into one icae-env action dict.
 
-Accepted forms (exactly one call per message):
+A message must hold exactly one tool call, in any of the formats below: the native syntaxes of today's open models
+(their chat templates, as vLLM and SGLang parse them), OpenAI JSON, and the tags and fences that
+:func:`~wrappers.tool_schema.tool_instructions` teaches. Reasoning blocks before the call are ignored, so a call
+that the model only considered is never run. Special tokens must be kept when decoding (``skip_special_tokens=
+False``); when the chat template opens the reasoning block, pass its text as ``prefix``. Two calls, none, an
+unknown tool, bad arguments or a block left open raise :class:`TextActionError`, whose ``hint`` tells the model
+how to do better. The same table is in docs/text-actions.md; :mod:`wrappers.text_formats` and
+:mod:`wrappers.text_reasoning` hold one code row per format.
 
-* OpenAI tool calls as JSON: an assistant message ``{"role": "assistant", "tool_calls": [...]}`` (dict or JSON
-  text), one tool call ``{"type": "function", "function": {"name", "arguments"}}`` (``arguments`` a JSON string
-  or object), the short form ``{"name", "arguments"}``, or an action dict ``{"tool": ...}``;
-* XML tags named after a tool: ``<bash>ls</bash>``, ``<ask>...</ask>``, ``<write_file path="a.py">...
-  </write_file>``, ``<view path="a.py" range="1,20"/>``, ``<submit/>``; parameters as attributes or child tags
-  (``<old>``/``<new>``); ``<tool_call>{json}</tool_call>`` holds a JSON call;
-* fenced blocks: ```` ```bash ```` (also ``sh``, ``shell``), ```` ```json ```` holding a JSON call, or a fence
-  whose info string starts with a tool name (```` ```write_file path=a.py ````).
-
-Everything else raises :class:`TextActionError`, whose ``hint`` tells the model how to do better.
+==================  ==================================================================  ==============================
+Format              One call, as the model writes it (who writes it)                    Arguments; several calls
+==================  ==================================================================  ==============================
+reasoning           <think>...</think> (DeepSeek-R1, Qwen3, GLM, Kimi K2, MiniMax-M2;   ignored before the first call,
+                    only </think> when the chat template opened the block),             an unclosed one is an action
+                    <thinking>...</thinking>, <reasoning>...</reasoning>,               error; any number
+                    <seed:think>...</seed:think> (Seed-OSS), [THINK]...[/THINK]
+                    (Magistral), ◁think▷...◁/think▷ (Kimi-VL),
+                    <|START_THINKING|>...<|END_THINKING|> (Command A),
+                    <|channel>thought...<channel|> (Gemma 4),
+                    <|channel|>analysis<|message|>...<|end|> (gpt-oss)
+OpenAI JSON         {"role": "assistant", "tool_calls": [...]}, one tool call           JSON string or object;
+                    {"type": "function", "function": {"name", "arguments"}},            tool_calls items
+                    {"name", "arguments"} or {"tool", ...}, as a dict or JSON text
+Hermes              <tool_call>{"name": "bash", "arguments": {...}}</tool_call>         JSON object; one tag each
+                    (Qwen2.5, Qwen3, Hermes, Granite 4, Nemotron)
+Qwen3-Coder         <tool_call><function=bash><parameter=command>\nls\n</parameter>     text without its first and
+                    </function></tool_call> (Qwen3-Coder, Qwen3.5; Seed-OSS writes      last newline, JSON if not a
+                    it in <seed:tool_call>)                                             string; one tag each
+GLM-4.5             <tool_call>bash<arg_key>command</arg_key><arg_value>ls</arg_value>  text, JSON if not a string;
+                    </tool_call> (GLM-4.5 to GLM-5; 4.5 and 4.6 add newlines)           one tag each
+Anthropic           <function_calls><invoke name="bash"><parameter name="command">ls    text, JSON if not a string;
+                    </parameter></invoke></function_calls> (Claude-style prompts;       one <invoke> each
+                    MiniMax-M2 in <minimax:tool_call>, DeepSeek V3.2 and V4 in DSML)
+DeepSeek V3         DeepSeek V3 and R1-0528 (V3.1 drops "function" and the fence):      JSON object; one call-begin
+                    <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>bash   token each
+                    \n```json\n{...}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>
+Kimi K2             <|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0     JSON object; one
+                    <|tool_call_argument_begin|>{...}<|tool_call_end|>                  <|tool_call_begin|> each
+                    <|tool_calls_section_end|> (Kimi K2, K2 Thinking)
+harmony             <|start|>assistant<|channel|>commentary to=functions.bash           JSON object; one message each
+                    <|constrain|>json<|message|>{...}<|call|> (gpt-oss; to= may also
+                    stand in the role part)
+Mistral             [TOOL_CALLS]bash[ARGS]{...} (tokenizer v11+: Mistral Small 3.1+,    JSON object; [TOOL_CALLS]
+                    Magistral, Devstral; v11 may add [CALL_ID]id before [ARGS])         each
+Mistral before v11  [TOOL_CALLS] [{"name": "bash", "arguments": {...}}] (Mistral 7B     JSON object; list items
+                    v0.3, Mixtral 8x22B, Mistral Nemo)
+Llama 3             <|python_tag|>{"name": "bash", "parameters": {...}}<|eom_id|>, or   JSON object; separated by ;
+                    the JSON alone (Llama 3.1 to 3.3)
+Llama 4             [bash(command="ls")], the whole message or in <|python_start|>      Python literals, never run;
+                    ...<|python_end|> (Llama 4; Llama 3.2 pythonic)                     list items
+Granite 3           <|tool_call|>[{"name": "bash", "arguments": {...}}] (Granite 3.x)   JSON object; list items
+Gemma 4             <|tool_call>call:bash{command:<|"|>ls<|"|>}<tool_call|> (Gemma 4)   text between <|"|>, other
+                                                                                        values JSON; one block each
+icae tags           <bash>ls</bash>, <write_file path="a.py">...</write_file>,          attributes, child tags (<old>,
+                    <str_replace path="a.py"><old>...</old><new>...</new>               <new>) and the body; one tag
+                    </str_replace>, <view path="a.py" range="1,20"/>, <ask>...</ask>,   each
+                    <submit/>, <function_call>{JSON call}</function_call> (any model
+                    given tool_instructions())
+fenced block        ```bash (also sh, shell, console, zsh), ```json (or tool_call,      the body and info string; one
+                    function_call) holding a JSON call, ```write_file path=a.py (any    fence each
+                    model)
+==================  ==================================================================  ==============================
 
 Example:
     >>> parse_text_action("Let me look.\n<bash>ls -la</bash>")
@@ -22,17 +72,28 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import html
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
-from icae_env.actions import MAX_CONTENT_CHARS, ActionParseError, parse_action
-from icae_env.errors import IcaeEnvError
+from icae_env.actions import MAX_CONTENT_CHARS
+from icae_env.wrappers.text_calls import (
+    JSON_HINT,
+    JsonError,
+    TextActionError,
+    call_arguments,
+    format_hint,
+    json_problem,
+    load_json,
+    short,
+    to_action,
+    unknown_tool,
+)
+from icae_env.wrappers.text_formats import decode, native_calls, pythonic_calls
+from icae_env.wrappers.text_reasoning import Reasoning, strip_reasoning
 from icae_env.wrappers.text_scan import BASH_FENCES, JSON_WRAPPERS, Candidate, scan, unknown_tag
 from icae_env.wrappers.tool_schema import MAIN_PARAMETER, TOOL_NAMES, check_tools, usage
 
@@ -41,24 +102,6 @@ __all__ = ["TextActionError", "parse_text_action", "content_text", "DEFAULT_MAX_
 #: Longest accepted message: a whole file at the content limit plus room for the JSON around it.
 DEFAULT_MAX_CHARS = MAX_CONTENT_CHARS + 100_000
 _ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"']+))""")
-
-
-class TextActionError(IcaeEnvError, ValueError):
-    """The model output holds no single well-formed action.
-
-    Attributes:
-        message: What is wrong (expected and received).
-        hint: How to write a valid call.
-    """
-
-    def __init__(self, message: str, hint: str) -> None:
-        super().__init__(message)
-        self.message, self.hint = message, hint
-
-
-def format_hint(tools: Sequence[str]) -> str:
-    """Return the generic hint: one call per message, and how to write each available tool."""
-    return "Send exactly one tool call per message. " + " ".join(f"{usage(t)}." for t in tools)
 
 
 def _decode(raw: bytes) -> str:
@@ -72,14 +115,16 @@ def _decode(raw: bytes) -> str:
 
 
 def parse_text_action(
-    raw: Any, tools: Sequence[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS
+    raw: Any, tools: Sequence[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS, prefix: str = ""
 ) -> dict[str, Any]:
-    """Return the single action in ``raw`` as a JSON-able action dict (``{"tool": ..., ...}``).
+    r"""Return the single action in ``raw`` as a JSON-able action dict (``{"tool": ..., ...}``).
 
     Args:
         raw: Model output: text, UTF-8 bytes, an assistant-message or tool-call dict, or an action model.
         tools: Tool names that may be called (default: all).
         max_chars: Longest accepted text.
+        prefix: Text the chat template's generation prompt ends with and the output continues (``"<think>\n"``
+            for templates that open the reasoning block), read as the start of a text message.
 
     Returns:
         The validated action, e.g. ``{"tool": "bash", "command": "ls"}`` (unset optional fields left out).
@@ -101,27 +146,43 @@ def parse_text_action(
             f"the message has {len(raw):,} characters; the limit is {max_chars:,}",
             "Write large files in parts: write_file the first part, then append the rest with bash.",
         )
-    return _from_text(raw, allowed)
+    return _from_text(prefix + raw, allowed)
 
 
-def _from_text(text: str, tools: tuple[str, ...]) -> dict[str, Any]:
+def _unclosed_reasoning(kind: Reasoning) -> TextActionError:
+    return TextActionError(
+        f"the reasoning block {kind.opener} is not closed, so nothing in the message was run "
+        "(was the output cut at the token limit?)",
+        f"Keep the reasoning shorter and close it with {kind.closers[0]}; then write exactly one tool call.",
+    )
+
+
+def _from_text(raw: str, tools: tuple[str, ...]) -> dict[str, Any]:
+    reasoned = strip_reasoning(raw)
+    if reasoned.unclosed is not None:
+        raise _unclosed_reasoning(reasoned.unclosed)
+    text = reasoned.text
     stripped = text.strip()
     if not stripped:
-        raise TextActionError("the message is empty", format_hint(tools))
+        empty = "the message has reasoning but no tool call after it" if reasoned.blocks else "the message is empty"
+        raise TextActionError(empty, format_hint(tools))
     json_error = None
     if stripped[0] in "{[":
         try:
-            return _from_object(_load_json(stripped), tools)
-        except _JsonError as exc:
+            return _from_object(load_json(stripped), tools)
+        except JsonError as exc:
             json_error = exc
-    candidates = scan(text)
+            calls = pythonic_calls(stripped) if stripped[0] == "[" else None
+            if calls is not None:
+                return _from_object(calls, tools)
+    candidates = scan(text, native_calls(text))
     if not candidates:
         if json_error is not None:
             raise json_error
         unknown = unknown_tag(text)
-        raise _unknown_tool(unknown, tools) if unknown else TextActionError("no tool call found", format_hint(tools))
+        raise unknown_tool(unknown, tools) if unknown else TextActionError("no tool call found", format_hint(tools))
     if len(candidates) > 1:
-        names = ", ".join(_short(c.name or c.kind) for c in candidates[:5])
+        names = ", ".join(short(_label(c)) for c in candidates[:5])
         raise TextActionError(
             f"the message has {len(candidates)} tool calls ({names}); send exactly one per message",
             "Send the first call now and the others in later messages, after reading each result.",
@@ -129,28 +190,16 @@ def _from_text(text: str, tools: tuple[str, ...]) -> dict[str, Any]:
     return _from_candidate(candidates[0], tools)
 
 
-class _JsonError(TextActionError):
-    """The text looked like JSON but does not parse."""
-
-
-_JSON_HINT = (
-    'Write the call as one JSON object {"name": "<tool>", "arguments": {...}} with escaped quotes and newlines, '
-    "or use an XML tag such as <bash>...</bash>."
-)
-
-
-def _json_problem(exc: Exception) -> str:
-    if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg}: line {exc.lineno} column {exc.colno}"
-    return "nested too deeply" if isinstance(exc, RecursionError) else _short(str(exc), 120)
-
-
-def _load_json(text: str, what: str = "invalid JSON") -> Any:
-    """Parse JSON; any failure (syntax, nesting depth, integers too long to convert) is a :class:`_JsonError`."""
+def _label(found: Candidate) -> str:
+    """Name a call for the "several calls" message: its tool, else the tool its JSON payload names."""
+    if found.name or found.kind not in _NATIVE:
+        return (found.name or found.kind).removeprefix("functions.")
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise _JsonError(f"malformed tool call: {what} ({_json_problem(exc)})", _JSON_HINT) from None
+        payload = decode(found) if found.kind == "native" else None
+    except (ValueError, RecursionError):
+        payload = None
+    name = _call_name(payload) if isinstance(payload, dict) else None
+    return str(name or found.attrs).removeprefix("functions.")
 
 
 def content_text(content: Any) -> str | None:
@@ -176,7 +225,7 @@ def _from_object(value: Any, tools: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(calls, list) or not calls:
         raise TextActionError("the message has no tool call", format_hint(tools))
     if len(calls) > 1:
-        names = ", ".join(_short(str(_call_name(c))) for c in calls[:5])
+        names = ", ".join(short(str(_call_name(c))) for c in calls[:5])
         raise TextActionError(
             f"the message has {len(calls)} tool calls ({names}); send exactly one per message",
             "Send the first call now and the others in later messages, after reading each result.",
@@ -206,64 +255,13 @@ def _from_call(call: Any, tools: tuple[str, ...]) -> dict[str, Any]:
     elif "name" in call:
         name, arguments = call["name"], call.get("arguments", call.get("parameters"))
     else:
-        keys = [_short(str(k)) for k in list(call)[:8]]
+        keys = [short(str(k)) for k in list(call)[:8]]
         raise TextActionError(f"malformed tool call: no tool name (keys: {', '.join(keys)})", hint)
     if not isinstance(name, str) or not name.strip():
         raise TextActionError(
-            f"malformed tool call: the tool name must be a non-empty string, got {_short(repr(name))}", hint
+            f"malformed tool call: the tool name must be a non-empty string, got {short(repr(name))}", hint
         )
-    return _action(name.strip().removeprefix("functions."), _arguments(name, arguments, hint), tools)
-
-
-def _arguments(name: str, arguments: Any, hint: str) -> dict[str, Any]:
-    name = _short(name)
-    if isinstance(arguments, str):
-        if not arguments.strip():
-            return {}
-        arguments = _load_json(arguments, f"the arguments of {name!r} are not valid JSON")
-    if arguments is None:
-        return {}
-    if not isinstance(arguments, dict):
-        raise TextActionError(
-            f"malformed tool call: the arguments of {name!r} must be a JSON object, got {type(arguments).__name__}",
-            hint,
-        )
-    return arguments
-
-
-def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _unknown_tool(name: str, tools: tuple[str, ...]) -> TextActionError:
-    name = _short(name)
-    if name in TOOL_NAMES:
-        return TextActionError(
-            f"tool {name!r} is not available here; available tools: {', '.join(tools)}", format_hint(tools)
-        )
-    close = difflib.get_close_matches(name, tools, n=1)
-    suggestion = f" (did you mean {close[0]!r}?)" if close else ""
-    return TextActionError(
-        f"unknown tool {name!r}{suggestion}; available tools: {', '.join(tools)}", format_hint(tools)
-    )
-
-
-def _action(name: str, arguments: dict[str, Any], tools: tuple[str, ...]) -> dict[str, Any]:
-    """Validate ``name(arguments)`` with the action models and return the action dict."""
-    if name not in tools:
-        raise _unknown_tool(name, tools)
-    try:
-        model = parse_action({**arguments, "tool": name})
-    except ActionParseError as exc:
-        raise TextActionError(f"{name}: {exc}", f"Usage: {usage(name)}.{_limit_hint(str(exc))}") from None
-    action: dict[str, Any] = model.model_dump(mode="json", exclude_none=True)
-    return action
-
-
-def _limit_hint(message: str) -> str:
-    if "at most" not in message:
-        return ""
-    return " Keep arguments within the limit: put long scripts in a file with write_file, split big files in parts."
+    return to_action(name.strip().removeprefix("functions."), call_arguments(name, arguments, hint), tools)
 
 
 def _trim_body(body: str) -> str:
@@ -271,13 +269,37 @@ def _trim_body(body: str) -> str:
     return body[1:] if body.startswith("\n") else body
 
 
+_NATIVE = ("native", "unclosed")
+
+
+def _from_native(found: Candidate, tools: tuple[str, ...]) -> dict[str, Any]:
+    """Turn a call in a model's own syntax into an action (see :mod:`wrappers.text_formats`)."""
+    name = found.name.removeprefix("functions.")
+    call = f"{found.attrs} call" + (f" to {short(name)!r}" if name else "")
+    if found.kind == "unclosed":
+        raise TextActionError(
+            f"the {call} is not closed (was the output cut at the token limit?)",
+            "Write the whole call, up to its closing tag, in one message; write long files in parts.",
+        )
+    try:
+        payload = decode(found)
+    except (ValueError, RecursionError) as exc:
+        raise JsonError(f"malformed tool call: the {call} does not parse ({json_problem(exc)})", JSON_HINT) from None
+    if not name:
+        return _from_object(payload, tools)
+    hint = f"Usage: {usage(name)}." if name in TOOL_NAMES else format_hint(tools)
+    return to_action(name, _coerce(name, call_arguments(name, payload, hint)), tools)
+
+
 def _from_candidate(found: Candidate, tools: tuple[str, ...]) -> dict[str, Any]:
-    """Turn one tag or fence into an action: a JSON call, or the tool's arguments from attributes and body."""
+    """Turn one tag, fence or native call into an action: a JSON call, or the tool's arguments."""
+    if found.kind in _NATIVE:
+        return _from_native(found, tools)
     if found.name in JSON_WRAPPERS:
-        return _from_object(_load_json(found.body.strip()), tools)
+        return _from_object(load_json(found.body.strip()), tools)
     name = "bash" if found.kind == "fence" and found.name in BASH_FENCES else found.name
     if name not in tools:
-        raise _unknown_tool(name, tools)
+        raise unknown_tool(name, tools)
     arguments = _attributes(found.attrs, unescape=found.kind == "tag")
     children = {} if found.kind == "fence" else _children(name, found.body)
     main = MAIN_PARAMETER[name]
@@ -285,7 +307,7 @@ def _from_candidate(found: Candidate, tools: tuple[str, ...]) -> dict[str, Any]:
         arguments.update(children)
     elif main is not None and found.body:
         arguments[main] = _trim_body(found.body) if main == "content" else found.body.strip()
-    return _action(name, _coerce(name, arguments), tools)
+    return to_action(name, _coerce(name, arguments), tools)
 
 
 def _children(name: str, body: str) -> dict[str, str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from icae_env.wrappers.tool_schema import TOOL_NAMES
@@ -16,9 +17,10 @@ from icae_env.wrappers.tool_schema import TOOL_NAMES
 __all__ = ["Candidate", "scan", "unknown_tag", "BASH_FENCES", "JSON_WRAPPERS"]
 
 BASH_FENCES = frozenset({"bash", "sh", "shell", "console", "zsh"})
-#: Tags and fence info strings whose body is a JSON tool call.
+#: Fence info strings and tags whose body is a JSON tool call (the ``<tool_call>`` tag is a native syntax, found
+#: by :mod:`wrappers.text_formats`).
 JSON_WRAPPERS = ("tool_call", "function_call", "json")
-_TAG_NAMES = "|".join(re.escape(n) for n in (*TOOL_NAMES, *JSON_WRAPPERS))
+_TAG_NAMES = "|".join(re.escape(n) for n in (*TOOL_NAMES, *JSON_WRAPPERS) if n != "tool_call")
 _OPEN = re.compile(rf"<(?P<name>{_TAG_NAMES})(?P<attrs>(?:\s[^<>]*)?/?)>")
 _CLOSE = re.compile(rf"</(?P<name>{_TAG_NAMES})\s*>")
 _FENCE_OPEN = re.compile(r" {0,3}(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\r\n]*?)[ \t]*\r?\n?")
@@ -33,10 +35,11 @@ class Candidate:
     Attributes:
         start: Offset of its first character.
         end: Offset after its last character.
-        kind: ``tag`` or ``fence``.
-        name: The tag name, or the first word of the fence's info string (lower case).
-        attrs: Attribute text of the tag, or the rest of the fence's info string.
-        body: Text between the opening and closing tag or fence lines.
+        kind: ``tag``, ``fence``, ``native`` (a call in a model's own syntax) or ``unclosed`` (one never closed).
+        name: The tag name, the first word of the fence's info string (lower case), or a native call's tool name
+            (empty when its payload names the tool).
+        attrs: Attribute text of the tag, the rest of the fence's info string, or the native syntax's name.
+        body: Text between the opening and closing tag or fence lines, or a native call's payload.
     """
 
     start: int
@@ -91,9 +94,9 @@ def _fences(text: str) -> list[Candidate]:
     return [c for c in found if c.name in BASH_FENCES or c.name in JSON_WRAPPERS or c.name in TOOL_NAMES]
 
 
-def scan(text: str) -> list[Candidate]:
-    """Return the tool tags and action fences of ``text``, outermost only, in order of appearance."""
-    found = sorted(_tags(text) + _fences(text), key=lambda c: (c.start, -c.end))
+def scan(text: str, extra: Sequence[Candidate] = ()) -> list[Candidate]:
+    """Return the tool tags and action fences of ``text`` and the ``extra`` spans, outermost only, in order."""
+    found = sorted([*_tags(text), *_fences(text), *extra], key=lambda c: (c.start, -c.end))
     outer: list[Candidate] = []
     reach = -1
     for candidate in found:

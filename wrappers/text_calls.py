@@ -1,0 +1,133 @@
+"""One tool call to one validated icae-env action, and the errors the model is told about.
+
+Example:
+    >>> to_action("bash", {"command": "ls"}, ("bash",))
+    {'tool': 'bash', 'command': 'ls'}
+    >>> unknown_tool("bsh", ("bash", "ask")).message
+    "unknown tool 'bsh' (did you mean 'bash'?); available tools: bash, ask"
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from icae_env.actions import ActionParseError, parse_action
+from icae_env.errors import IcaeEnvError
+from icae_env.wrappers.tool_schema import TOOL_NAMES, usage
+
+__all__ = [
+    "JSON_HINT",
+    "JsonError",
+    "TextActionError",
+    "call_arguments",
+    "format_hint",
+    "json_problem",
+    "load_json",
+    "short",
+    "to_action",
+    "unknown_tool",
+]
+
+
+class TextActionError(IcaeEnvError, ValueError):
+    """The model output holds no single well-formed action.
+
+    Attributes:
+        message: What is wrong (expected and received).
+        hint: How to write a valid call.
+    """
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.message, self.hint = message, hint
+
+
+def format_hint(tools: Sequence[str]) -> str:
+    """Return the generic hint: one call per message, and how to write each available tool."""
+    return "Send exactly one tool call per message. " + " ".join(f"{usage(t)}." for t in tools)
+
+
+class JsonError(TextActionError):
+    """The text looked like JSON but does not parse."""
+
+
+JSON_HINT = (
+    'Write the call as one JSON object {"name": "<tool>", "arguments": {...}} with escaped quotes and newlines, '
+    "or use an XML tag such as <bash>...</bash>."
+)
+
+
+def json_problem(exc: Exception) -> str:
+    """Return what is wrong with JSON that failed to parse, in one line."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg}: line {exc.lineno} column {exc.colno}"
+    return "nested too deeply" if isinstance(exc, RecursionError) else short(str(exc), 120)
+
+
+def load_json(text: str, what: str = "invalid JSON") -> Any:
+    """Parse JSON; any failure (syntax, nesting depth, integers too long to convert) is a :class:`JsonError`."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise JsonError(f"malformed tool call: {what} ({json_problem(exc)})", JSON_HINT) from None
+
+
+def call_arguments(name: str, arguments: Any, hint: str) -> dict[str, Any]:
+    """Return a call's arguments as a dict: a JSON object, JSON text of one, or nothing (``{}``).
+
+    Raises:
+        TextActionError: when they are not a JSON object (``hint`` says how to call the tool).
+    """
+    name = short(name)
+    if isinstance(arguments, str):
+        if not arguments.strip():
+            return {}
+        arguments = load_json(arguments, f"the arguments of {name!r} are not valid JSON")
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        raise TextActionError(
+            f"malformed tool call: the arguments of {name!r} must be a JSON object, got {type(arguments).__name__}",
+            hint,
+        )
+    return arguments
+
+
+def short(text: str, limit: int = 60) -> str:
+    """Return ``text`` cut to ``limit`` characters (with ``...``), to quote model output in a message."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def unknown_tool(name: str, tools: tuple[str, ...]) -> TextActionError:
+    """Return the error for a tool that is not in ``tools`` (unavailable here, or unknown with a suggestion)."""
+    name = short(name)
+    if name in TOOL_NAMES:
+        return TextActionError(
+            f"tool {name!r} is not available here; available tools: {', '.join(tools)}", format_hint(tools)
+        )
+    close = difflib.get_close_matches(name, tools, n=1)
+    suggestion = f" (did you mean {close[0]!r}?)" if close else ""
+    return TextActionError(
+        f"unknown tool {name!r}{suggestion}; available tools: {', '.join(tools)}", format_hint(tools)
+    )
+
+
+def to_action(name: str, arguments: dict[str, Any], tools: tuple[str, ...]) -> dict[str, Any]:
+    """Validate ``name(arguments)`` with the action models and return the action dict."""
+    if name not in tools:
+        raise unknown_tool(name, tools)
+    try:
+        model = parse_action({**arguments, "tool": name})
+    except ActionParseError as exc:
+        raise TextActionError(f"{name}: {exc}", f"Usage: {usage(name)}.{_limit_hint(str(exc))}") from None
+    action: dict[str, Any] = model.model_dump(mode="json", exclude_none=True)
+    return action
+
+
+def _limit_hint(message: str) -> str:
+    if "at most" not in message:
+        return ""
+    return " Keep arguments within the limit: put long scripts in a file with write_file, split big files in parts."
