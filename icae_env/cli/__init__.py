@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from icae_env.cli.revision import add_revision_commands
 from icae_env.cli.run import add_run_commands
+from icae_env.cli.serve import add_serve_commands
 from icae_env.cli.tasks import add_score_command, add_tasks_commands
 from icae_env.errors import IcaeEnvError
 from icae_env.user_agent.server import add_oracle_commands
@@ -40,6 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     add_run_commands(commands)
     add_oracle_commands(commands)
     add_revision_commands(commands)
+    add_serve_commands(commands)
     return parser
 
 

@@ -1,0 +1,92 @@
+"""``icae-env serve openenv``: serve a registered env id through OpenEnv (needs the ``openenv`` extra)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from icae_env.cli.common import add_sandbox_arguments, sandbox_of, seconds
+from icae_env.errors import ConfigError
+from icae_env.sandbox.spec import parse_option
+
+__all__ = ["add_serve_commands"]
+
+_DEFAULT_ENV = "icae/ProjectBuild-v0"
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return int(text)
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port 0..65535, got {text!r}")
+    return int(text)
+
+
+def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    for text in args.env_option:
+        try:
+            key, value = parse_option(text)
+        except ConfigError:
+            raise ConfigError(f"--env-option takes key=value, got {text!r}") from None
+        kwargs[key] = value
+    if args.sandbox is not None or args.sandbox_option:
+        kwargs["sandbox"] = sandbox_of(args)
+    return kwargs
+
+
+def _cmd_openenv(args: argparse.Namespace) -> int:
+    from icae_env.serve.openenv import create_openenv_app, serve_app
+
+    app = create_openenv_app(
+        args.env, _env_kwargs(args), max_sessions=args.max_sessions, idle_timeout_s=args.idle_timeout
+    )
+
+    def announce(url: str) -> None:
+        print(
+            f"icae-env serve openenv: {url} ({args.env}; WebSocket sessions at /ws, at most {args.max_sessions}, "
+            f"closed after {args.idle_timeout:g} s idle)",
+            flush=True,
+        )
+
+    serve_app(app, args.host, args.port, announce)
+    return 0
+
+
+def add_serve_commands(commands: Any) -> None:
+    """Register ``serve openenv`` on the top-level subparsers.
+
+    ``serve openenv [--host H] [--port P] [--env ID] [--env-option KEY=VALUE ...] [--sandbox NAME]
+    [--sandbox-option KEY=VALUE ...] [--max-sessions N] [--idle-timeout S]`` serves until SIGINT or SIGTERM.
+
+    Args:
+        commands: The object returned by ``ArgumentParser.add_subparsers``.
+    """
+    serve = commands.add_parser("serve", help="serve an environment to other frameworks (OpenEnv)")
+    sub = serve.add_subparsers(dest="serve_command", required=True)
+    openenv = sub.add_parser("openenv", help="serve a registered env id over OpenEnv's HTTP + WebSocket API")
+    openenv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    openenv.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")
+    openenv.add_argument("--env", default=_DEFAULT_ENV, help=f"registered env id (default {_DEFAULT_ENV})")
+    openenv.add_argument(
+        "--env-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an argument of icae_env.make for every session (repeatable), e.g. task=builtin/unidiff, max_steps=50",
+    )
+    add_sandbox_arguments(openenv, config=False)
+    openenv.add_argument(
+        "--max-sessions", type=_positive_int, default=4, help="WebSocket sessions open at once (default 4)"
+    )
+    openenv.add_argument(
+        "--idle-timeout",
+        type=seconds,
+        default=600.0,
+        help="seconds a session may stay idle before it and its sandbox are closed (default 600)",
+    )
+    openenv.set_defaults(func=_cmd_openenv)
