@@ -8,4 +8,6 @@ from __future__ import annotations
 import importlib.util
 
 _OPTIONAL = {"openenv": ["icae_env/serve/*.py"], "skyrl_gym": ["icae_env/trainers/skyrl.py"]}
-collect_ignore_glob = [glob for module, globs in _OPTIONAL.items() if not importlib.util.find_spec(module) for glob in globs]
+collect_ignore_glob = [
+    glob for module, globs in _OPTIONAL.items() if not importlib.util.find_spec(module) for glob in globs
+]
