@@ -1,10 +1,6 @@
-<<<<<<< HEAD
-"""Adapters for RL trainers; each module imports its trainer's library and needs that library's extra.
-
-- :mod:`icae_env.trainers.skyrl`: SkyRL-gym ``BaseTextEnv`` over any registered icae-env id (extra ``skyrl``).
-=======
 """Adapters that plug icae-env episodes into RL trainers (each behind its own extra, imported on use).
 
 - :mod:`icae_env.trainers.trl`: TRL's ``GRPOTrainer(environment_factory=...)`` (``pip install "icae-env[trl]"``).
->>>>>>> i17-trl
+- :mod:`icae_env.trainers.skyrl`: SkyRL-gym ``BaseTextEnv`` over any registered icae-env id
+  (``pip install "icae-env[skyrl]"``).
 """
