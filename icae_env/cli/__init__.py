@@ -10,6 +10,7 @@ Commands:
     icae-env replay TRAJECTORY.jsonl
     icae-env images build [LANG ...] [--force]   build the docker sandbox's base image without a registry
     icae-env docker reap [--all]                 remove orphaned icae-env containers (by label)
+    icae-env serve openenv [--env ID] [--port P] [--max-sessions N]   OpenEnv HTTP + WebSocket server
     icae-env oracle serve [--data-root DIR] [--ports 50001,50002,50003] [--state-dir DIR]
                           [--key KEY] [--allow-keyless]   ICAE-compatible Oracle HTTP API
 
