@@ -1,4 +1,4 @@
-"""Shared fixtures: sandboxes, task packs and the ICAE sample."""
+"""Shared fixtures: sandboxes, task packs, the ICAE sample and a Ray cluster."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from packs import write_pack  # noqa: E402
+from ray_cluster import ray_cluster, ray_cluster_env  # noqa: E402, F401 - the session's Ray cluster
 
 from icae_env.sandbox import available_backends, make_sandbox  # noqa: E402
 from icae_env.tasks import load_task  # noqa: E402

@@ -187,7 +187,7 @@ def test_a_wrong_answer_scores_zero():
 
 
 @pytest.mark.ray
-def test_on_ray_the_workers_learn_the_kind_from_the_driver(tmp_path: Path):
+def test_on_ray_the_workers_learn_the_kind_from_the_driver(ray_cluster: str, tmp_path: Path):
     pytest.importorskip("ray")
     here = str(Path(__file__).parent)  # the workers import this module by the kind's entry point
     report = rollout(
@@ -198,7 +198,7 @@ def test_on_ray_the_workers_learn_the_kind_from_the_driver(tmp_path: Path):
         trajectories=True,
         progress=False,
         num_cpus_per_worker=0.5,
-        ray_init_kwargs={"num_cpus": 2, "runtime_env": {"env_vars": {"PYTHONPATH": here}}},
+        ray_init_kwargs={"runtime_env": {"env_vars": {"PYTHONPATH": here}}},
     )
     assert [(r.task, r.overall, r.error) for r in report.results] == [("greet", 1.0, None), ("count", 1.0, None)]
     assert report.infra_errors == [] and report.num_workers == 2
