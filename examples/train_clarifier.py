@@ -14,7 +14,7 @@ ridge regression (:class:`RidgeValue`), refitted every ``refit_every`` episodes,
 ``epsilon`` to ``final_epsilon``. Held-out task-specific coverage is the greedy policy's, ties broken at random,
 so that the untrained start (all values equal) is the uniform random policy over the same candidates.
 
-Run: python examples/train_clarifier.py [--episodes 10000] [--out runs/train_clarifier]
+Run: python examples/train_clarifier.py [--episodes 20000] [--out runs/train_clarifier]
 Needs matplotlib for the learning-curve PNG (pip install matplotlib).
 """
 
@@ -91,7 +91,7 @@ class Args:
     """reward subtracted per question"""
     terms: int = 10
     """PRD terms per task used to build candidates"""
-    episodes: int = 10000
+    episodes: int = 20000
     """training episodes"""
     epsilon: float = 1.0
     """exploration rate of the first training episode (a uniformly random question instead of the best)"""

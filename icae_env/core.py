@@ -43,17 +43,8 @@ from icae_env.tasks.models import UserAgentData
 from icae_env.user_agent.grounded import check_router, user_agent_for
 from icae_env.user_agent.metrics import InteractionLog, InteractionStats, Turn
 
-__all__ = [
-    "Episode",
-    "EvalContext",
-    "IcaeEnv",
-    "Score",
-    "Solution",
-    "StepOutcome",
-    "TaskKind",
-    "Transcript",
-    "WeightedReward",
-]
+__all__ = ["Episode", "EvalContext", "IcaeEnv", "Score", "Solution", "StepOutcome", "TaskKind", "Transcript"]
+__all__ += ["WeightedReward"]
 
 
 class _Frozen(BaseModel):

@@ -13,10 +13,12 @@ from pydantic import BaseModel, ConfigDict
 
 from icae_env.tasks.models import ConstraintKind
 
-__all__ = ["Document", "Match", "Reply", "Router", "UserAgent", "DocKind"]
+__all__ = ["Document", "Match", "Reply", "Router", "UserAgent", "DocKind", "routable_response"]
 
 
 DocKind = str  # a ConstraintKind value, or "pointer" / "signature"
+_GENERIC_PREFIXES = ("ARCH", "HARNESS", "TC_")
+_TEST_CASE_RESPONSE_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,19 @@ class Document:
     def is_test_cases(self) -> bool:
         """Whether this is a whole test-case file record (counts as one point)."""
         return self.kind == ConstraintKind.TEST_CASES.value
+
+    @property
+    def is_task_specific(self) -> bool:
+        """Whether this is one of the task's own records (:attr:`HiddenConstraint.is_task_specific`).
+
+        ARCH/HARNESS boilerplate, test-case files, context pointers and the API signature are not.
+        """
+        return self.is_constraint and not self.is_test_cases and not self.doc_id.startswith(_GENERIC_PREFIXES)
+
+
+def routable_response(doc: Document) -> str:
+    """Return the part of a document's response that routers index (the head of a whole test-case file)."""
+    return doc.response[:_TEST_CASE_RESPONSE_CHARS] if doc.is_test_cases else doc.response
 
 
 @dataclass(frozen=True)

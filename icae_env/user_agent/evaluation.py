@@ -1,147 +1,65 @@
-"""Router quality (leave-one-trigger-out evaluation, off-topic rejection) and the fit of the routers' weights.
+"""Router evaluation and the fits of the routers' shipped constants, all from the built-in tasks only.
 
-For each round ``j`` (0, 1, 2) trigger ``j`` is removed from every record, the router indexes the rest, and each
-removed phrase is asked. Every record has at least three triggers, so each round removes one from all of them.
+Evaluation: leave-one-trigger-out top-1 and hit@3 with off-topic rejection
+(:mod:`icae_env.user_agent.trigger_eval`), and the precision metrics on hand-labelled questions
+(:mod:`icae_env.user_agent.labelled`).
 
-:func:`fit_router_weights` fits a linear router's coefficients (view weights and kind biases) on the same questions
-with a softmax ranking loss (numpy, deterministic). That is how the defaults of the lexical router
-(:func:`fit_lexical_weights`) and of the embedding router were obtained, from the built-in tasks only.
+Fits (numpy, deterministic):
+
+* :func:`fit_router_weights` fits a linear ranker's coefficients (view weights and kind biases) on the
+  leave-one-trigger-out questions with a softmax ranking loss; that is how the defaults of the lexical router
+  (:func:`fit_lexical_weights`) and of the embedding router were obtained.
+* :func:`builtin_background` counts the built-in tasks' stems
+  (:data:`~icae_env.user_agent.background.DEFAULT_BACKGROUND`).
+* :func:`fit_gate` fits the answerability gate (:mod:`icae_env.user_agent.gate_fit`) on labelled questions and
+  leave-one-trigger-out questions.
+* :func:`fit_router` does all three on a set of built-in tasks (leave-one-task-out folds use it with eleven);
+  :func:`fit_default_router` on all of them reproduces the shipped defaults.
 """
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from icae_env.tasks.models import UserAgentData
-from icae_env.user_agent.base import Document, Router
-from icae_env.user_agent.grounded import MAX_POINTS, documents_for, make_router
+from icae_env.tasks import list_tasks, load_task
+from icae_env.tasks.models import Task, UserAgentData
+from icae_env.user_agent.background import Background, build_background
+from icae_env.user_agent.base import Document
+from icae_env.user_agent.gate import DEFAULT_GATE, GateWeights
+from icae_env.user_agent.gate_fit import GateSample, fit_gate_samples, gate_sample
+from icae_env.user_agent.grounded import documents_for
+from icae_env.user_agent.labelled import LabelData, LabelledQuestion, evaluate_labels, load_labels
 from icae_env.user_agent.lexical import COEFFICIENTS, DEFAULT_WEIGHTS, LexicalRouter, LexicalWeights
+from icae_env.user_agent.text import tokens
+from icae_env.user_agent.trigger_eval import OFF_TOPIC_QUESTIONS, RouterQuality, evaluate_router, leave_one_out
 
 __all__ = [
-    "RouterQuality",
+    "LEVELS",
     "OFF_TOPIC_QUESTIONS",
+    "RouterFit",
+    "RouterQuality",
+    "builtin_background",
+    "builtin_levels",
+    "evaluate_labels",
     "evaluate_router",
-    "leave_one_out",
-    "fit_router_weights",
+    "fit_default_router",
+    "fit_gate",
     "fit_lexical_weights",
+    "fit_router",
+    "fit_router_weights",
+    "leave_one_out",
+    "load_labels",
 ]
 
-ROUNDS = 3
+LEVELS = ("L1", "L2", "L3")
+Levels = Sequence[tuple[str, UserAgentData]]
+
 W = TypeVar("W")
-
-#: Questions no task's User Agent should answer (generic, not drawn from any task).
-OFF_TOPIC_QUESTIONS = (
-    "what is the weather like today?",
-    "can you tell me a joke?",
-    "who won the football world cup in 2018?",
-    "what is your favourite colour?",
-    "how do I bake sourdough bread?",
-    "what time is it in Tokyo right now?",
-    "can you recommend a good laptop for gaming?",
-    "what should I cook for dinner tonight?",
-    "how tall is the Eiffel tower?",
-    "do you like cats or dogs more?",
-    "what's the capital of Australia?",
-    "how do I center a div with CSS flexbox?",
-    "which cloud provider is cheapest for hosting a blog?",
-    "can I take Friday off next week?",
-    "what is the meaning of life?",
-    "who is the CEO of the company?",
-    "what music do you listen to while working?",
-    "how many vacation days do we get per year?",
-    "what is the airspeed velocity of an unladen swallow?",
-    "should we switch the office coffee brand?",
-    "where is the nearest train station?",
-    "how do I reset my email password?",
-    "what's a good book about leadership?",
-    "how do I configure kubernetes autoscaling for a GPU cluster?",
-    "what is the best way to learn the guitar?",
-)
-
-
-@dataclass(frozen=True)
-class RouterQuality:
-    """Aggregated quality of a router over a set of task levels."""
-
-    questions: int
-    top1: float
-    hit_at_3: float
-    answered: float
-    ids_per_answer: float
-    off_topic_fallback: float
-    median_ms: float
-    misses: tuple[tuple[str, str, str, tuple[str, ...]], ...] = ()
-
-
-def _without_trigger(doc: Document, j: int) -> Document:
-    return replace(doc, triggers=doc.triggers[:j] + doc.triggers[j + 1 :])
-
-
-def leave_one_out(docs: Sequence[Document]) -> Iterator[tuple[tuple[Document, ...], list[tuple[str, int]]]]:
-    """Yield, per round, the documents without that round's trigger and the ``(removed phrase, index)`` pairs."""
-    for j in range(ROUNDS):
-        reduced = tuple(_without_trigger(d, j) if d.is_constraint and len(d.triggers) > j else d for d in docs)
-        asked = [(d.triggers[j], i) for i, d in enumerate(docs) if d.is_constraint and len(d.triggers) > j]
-        yield reduced, asked
-
-
-def evaluate_router(
-    levels: Iterable[tuple[str, UserAgentData]],
-    router: str = "lexical",
-    factory: Callable[[Sequence[Document]], Router] | None = None,
-    **options: object,
-) -> RouterQuality:
-    """Run leave-one-trigger-out and off-topic checks over ``levels``.
-
-    Args:
-        levels: ``(label, data)`` pairs, one per task level.
-        router: Router name (ignored when ``factory`` is given).
-        factory: Builds a router from documents (to evaluate custom routers or weights).
-        **options: Router options.
-
-    Returns:
-        The :class:`RouterQuality`; ``misses`` lists ``(label, removed phrase, expected id, returned ids)``.
-    """
-    build = factory or (lambda docs: make_router(router, tuple(docs), **options))
-    top1 = hit3 = answered = asked = id_total = off_fallback = off_total = 0
-    latencies: list[float] = []
-    misses = []
-    for label, data in levels:
-        docs = documents_for(data)
-        for reduced, asked_phrases in leave_one_out(docs):
-            index = build(reduced)
-            for phrase, i in asked_phrases:
-                doc = docs[i]
-                started = time.perf_counter()
-                ids = [reduced[m.index].doc_id for m in index.route(phrase)][:MAX_POINTS]
-                latencies.append(time.perf_counter() - started)
-                asked += 1
-                top1 += bool(ids) and ids[0] == doc.doc_id
-                hit3 += doc.doc_id in ids
-                answered += bool(ids)
-                id_total += len(ids)
-                if not ids or ids[0] != doc.doc_id:
-                    misses.append((label, phrase, doc.doc_id, tuple(ids)))
-        index = build(docs)
-        for question in OFF_TOPIC_QUESTIONS:
-            off_total += 1
-            off_fallback += not index.route(question)
-    return RouterQuality(
-        questions=asked,
-        top1=top1 / asked if asked else 0.0,
-        hit_at_3=hit3 / asked if asked else 0.0,
-        answered=answered / asked if asked else 0.0,
-        ids_per_answer=id_total / answered if answered else 0.0,
-        off_topic_fallback=off_fallback / off_total if off_total else 0.0,
-        median_ms=1000 * statistics.median(latencies) if latencies else 0.0,
-        misses=tuple(misses),
-    )
 
 
 class _Designer(Protocol):
@@ -231,3 +149,145 @@ def fit_lexical_weights(
         ``base`` with the fitted view weights and biases.
     """
     return fit_router_weights(levels, lambda docs: LexicalRouter(docs, base), COEFFICIENTS, base, **options)
+
+
+def builtin_levels(tasks: Iterable[str] | None = None) -> list[tuple[str, UserAgentData]]:
+    """Return ``(task/level, data)`` of every level of the built-in ``tasks`` (all of them by default)."""
+    names = list_tasks() if tasks is None else list(tasks)
+    return [(f"{n}/{lv}", load_task(n).user_agent_data(lv)) for n in names for lv in LEVELS]
+
+
+@lru_cache(maxsize=64)
+def _builtin_stems(name: str) -> frozenset[str]:
+    return frozenset(task_stems(load_task(name)))
+
+
+def task_stems(task: Task) -> set[str]:
+    """Return the tokens (stems and concepts) of a task's PRDs and documents, over all levels (a background unit)."""
+    stems: set[str] = set()
+    for level in task.levels:
+        texts = [task.prd(level)] + [" ".join(d.triggers) + "\n" + d.response for d in documents_for(
+            task.user_agent_data(level))]  # fmt: skip
+        for text in texts:
+            stems.update(tokens(text))
+    return stems
+
+
+@lru_cache(maxsize=64)
+def _builtin_responses(name: str) -> tuple[str, ...]:
+    task = load_task(name)
+    records = {c.constraint_id: c.oracle_response for lv in task.levels for c in task.level(lv).hidden_constraints
+               if c.is_task_specific}  # fmt: skip
+    return tuple(records.values())
+
+
+def builtin_background(exclude: Collection[str] = (), min_df: int = 2) -> Background:
+    """Return the background of the built-in tasks not in ``exclude`` (the default's recipe)."""
+    names = [n for n in list_tasks() if n not in exclude]
+    responses = [r for n in names for r in _builtin_responses(n)]
+    return build_background((_builtin_stems(n) for n in names), min_df=min_df, responses=responses)
+
+
+def _task_of(level_label: str) -> str:
+    return level_label.rsplit("/", 1)[0]
+
+
+Build = Callable[[str], Callable[[Sequence[Document]], LexicalRouter]]
+
+
+def trigger_samples(levels: Levels, build: Build) -> list[GateSample]:
+    """Return the gate samples of the leave-one-trigger-out questions of ``levels`` (``build``: per task)."""
+    samples = []
+    for label, data in levels:
+        for reduced, asked in leave_one_out(documents_for(data)):
+            router = build(_task_of(label))(reduced)
+            for phrase, i in asked:
+                doc_id = reduced[i].doc_id
+                samples.append(gate_sample(router, reduced, phrase, _task_of(label), "trigger", [doc_id], doc_id))
+    return samples
+
+
+def label_samples(
+    labels: Iterable[LabelledQuestion],
+    data_for: Callable[[LabelledQuestion], UserAgentData],
+    build: Build,
+) -> list[GateSample]:
+    """Return the gate samples of labelled questions (one router per level; ``build``: per task)."""
+    routers: dict[tuple[str, str, str], tuple[LexicalRouter, tuple[Document, ...]]] = {}
+    samples = []
+    for label in labels:
+        if label.key not in routers:
+            docs = documents_for(data_for(label))
+            routers[label.key] = build(LabelData.task_name(label))(docs), docs
+        router, docs = routers[label.key]
+        task = LabelData.task_name(label)
+        samples.append(gate_sample(router, docs, label.question, task, label.kind, label.records, label.of))
+    return samples
+
+
+@dataclass(frozen=True)
+class RouterFit:
+    """Everything the default lexical router fits: ranker weights, background and gate."""
+
+    weights: LexicalWeights = DEFAULT_WEIGHTS
+    background: Background | None = None
+    gate: GateWeights = DEFAULT_GATE
+
+    def router(self, documents: Sequence[Document]) -> LexicalRouter:
+        """Return the lexical router with these constants over ``documents``."""
+        return LexicalRouter(documents, self.weights, gate=self.gate, background=self.background)
+
+
+def fit_gate(
+    labels: Iterable[LabelledQuestion],
+    data_for: Callable[[LabelledQuestion], UserAgentData],
+    levels: Levels,
+    fit: RouterFit,
+    background_for: Callable[[str], Background] | None = None,
+    **options: Any,
+) -> GateWeights:
+    """Fit the gate on ``labels`` and the leave-one-trigger-out questions of ``levels``.
+
+    Args:
+        labels: The training questions.
+        data_for: Their levels' User Agent Data.
+        levels: The training task levels.
+        fit: The ranker weights and background to fit under, and the gate's unfitted fields.
+        background_for: The background of each training task's questions (``fit.background`` for all when
+            omitted; a member task's own words do not count themselves, see
+            :meth:`~icae_env.user_agent.background.Background.specificity`).
+        **options: ``trigger_weight``, ``l2``, ``max_false_reveal``, ``min_off_topic``
+            (:func:`~icae_env.user_agent.gate_fit.fit_gate_samples`).
+    """
+
+    def build(task: str) -> Callable[[Sequence[Document]], LexicalRouter]:
+        background = background_for(task) if background_for else fit.background
+        return replace(fit, background=background).router
+
+    samples = label_samples(labels, data_for, build) + trigger_samples(levels, build)
+    return fit_gate_samples(samples, fit.gate, **options)
+
+
+def fit_router(
+    labels: Iterable[LabelledQuestion], tasks: Collection[str], data_for: LabelData | None = None, **options: Any
+) -> RouterFit:
+    """Fit ranker, background and gate on the built-in ``tasks`` and their labelled questions only.
+
+    Args:
+        labels: Labelled questions; only those of built-in ``tasks`` are used.
+        tasks: Built-in task names (``builtin/<name>``).
+        data_for: Resolves the labels' levels (a fresh :class:`LabelData` by default).
+        **options: Gate fit options (:func:`fit_gate`).
+    """
+    data_for = data_for or LabelData()
+    levels = builtin_levels(sorted(tasks))
+    chosen = [q for q in labels if q.source == "builtin" and LabelData.task_name(q) in tasks]
+    others = set(list_tasks()) - set(tasks)
+    base = RouterFit(fit_lexical_weights(levels), builtin_background(exclude=others))
+    return replace(base, gate=fit_gate(chosen, data_for, levels, base, **options))
+
+
+def fit_default_router(labels: Iterable[LabelledQuestion] | str, **options: Any) -> RouterFit:
+    """Reproduce the shipped defaults: :func:`fit_router` on every built-in task (``labels`` may be a path)."""
+    questions = load_labels(labels) if isinstance(labels, str) else list(labels)
+    return fit_router(questions, set(list_tasks()), **options)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from icae_env.errors import ArgumentError, ArgumentTypeError
@@ -9,6 +11,7 @@ from icae_env.registration import ROUTERS, resolve, unknown
 from icae_env.tasks.models import Task, UserAgentData
 from icae_env.user_agent.base import Document, Match, Reply, Router
 from icae_env.user_agent.metrics import InteractionLog, InteractionStats, Turn
+from icae_env.user_agent.text import STOPWORDS
 
 __all__ = [
     "GroundedUserAgent",
@@ -17,15 +20,27 @@ __all__ = [
     "check_router",
     "make_router",
     "documents_for",
+    "interleave",
+    "is_follow_up",
+    "split_questions",
     "user_agent_for",
+    "ALL_GIVEN",
+    "DIGEST",
     "MAX_POINTS",
+    "MAX_QUESTIONS",
     "NOTICE",
     "REFUSAL",
 ]
 
 MAX_POINTS = 3
+MAX_QUESTIONS = 3
 DEFAULT_BUDGET = 16
 NOTICE = "There is more on this topic. Please digest these points first, then ask again about the rest."
+DIGEST = (
+    "You asked more than three questions at once; I answered the first three. Please digest these points first, "
+    "then ask the rest."
+)
+ALL_GIVEN = "I have already told you everything I have on this; see my earlier answers."
 REFUSAL = "You have used all {budget} questions; no more clarifications are available. Proceed with what you have."
 SIGNATURE_TRIGGERS = (
     "what is the api",
@@ -52,6 +67,41 @@ def documents_for(data: UserAgentData) -> tuple[Document, ...]:
         answer = f"The expected interface is: {data.golden_api_signature}"
         docs.append(Document("API_SIGNATURE", "signature", SIGNATURE_TRIGGERS, answer, is_constraint=False))
     return tuple(docs)
+
+
+_LIST_MARKER = re.compile(r"(?m)^\s*(?:\d+[.)]|[-*\u2022])\s+")
+_QUESTION_BREAK = re.compile(r"\?+|\n+")
+_FOLLOW_UP = frozenset(
+    "more else rest remaining remain next other others further continue go on points point additional anything "
+    "topic".split()
+)
+
+
+def split_questions(message: str) -> list[str]:
+    """Return the questions of one message: its parts between question marks, line breaks and list markers.
+
+    Example:
+        >>> split_questions("How are cycles reported? And missing packages? - the cache")
+        ['How are cycles reported', 'And missing packages', '- the cache']
+    """
+    parts = [p.strip() for p in _QUESTION_BREAK.split(_LIST_MARKER.sub("\n", message))]
+    return [p for p in parts if any(c.isalnum() for c in p)] or [message]
+
+
+def is_follow_up(question: str) -> bool:
+    """Return whether ``question`` only asks for more of the same ("what else?", "tell me more")."""
+    words = [w for w in re.findall(r"[a-z]+", question.lower()) if w not in STOPWORDS]
+    return bool(words) and all(w in _FOLLOW_UP for w in words)
+
+
+def interleave(lists: Sequence[Sequence[int]], limit: int) -> list[int]:
+    """Return up to ``limit`` distinct items taking the lists' items in turn (first of each, then second ...)."""
+    chosen: list[int] = []
+    for rank in range(max((len(x) for x in lists), default=0)):
+        for items in lists:
+            if rank < len(items) and items[rank] not in chosen and len(chosen) < limit:
+                chosen.append(items[rank])
+    return chosen
 
 
 def check_router(name: Any) -> str:
@@ -111,6 +161,15 @@ def user_agent_for(data: UserAgentData, budget: int, router: str, memo_size: int
 class GroundedUserAgent:
     """Answers clarification questions from one level's hidden records, pointers and API signature only.
 
+    A reply gives at most :data:`MAX_POINTS` points (documents), each verbatim. Points already given in this session
+    are not given again: a repeated or follow-up question on a topic with more points than fit in one reply gives
+    the next ones, in the router's order, ending with :data:`NOTICE` while more remain; once all are given, the
+    reply is :data:`ALL_GIVEN` (no records, not a fallback). A bare follow-up ("what else?", "tell me more")
+    continues the last topic. A message with more than :data:`MAX_QUESTIONS` questions (split at question marks,
+    lines and list items) gets the points of its first three, one question at a time, and ends with
+    :data:`DIGEST`. Nothing matched: the level's fallback reply, verbatim. Everything depends only on the
+    questions asked so far, so the same transcript gives the same replies, also after pickling.
+
     Args:
         data: The level's User Agent Data.
         budget: Questions allowed (fallbacks count; refusals past the budget do not).
@@ -143,6 +202,8 @@ class GroundedUserAgent:
         )
         self._by_id = {d.doc_id: d for d in self.documents}
         self.log = InteractionLog(constraints=data.hidden_constraints, max_interactions=budget)
+        self.given: list[str] = []
+        self._topic: tuple[int, ...] = ()
 
     @classmethod
     def from_task(
@@ -162,8 +223,9 @@ class GroundedUserAgent:
         return self.budget - len(self.log.turns)
 
     def reset(self) -> None:
-        """Forget every question: full budget, empty log (the router index is kept)."""
+        """Forget every question: full budget, empty log, no points given (the router index is kept)."""
         self.log = InteractionLog(constraints=self.data.hidden_constraints, max_interactions=self.budget)
+        self.given, self._topic = [], ()
 
     def ask(self, question: str) -> Reply:
         """Answer ``question``; see the class docstring.
@@ -175,13 +237,13 @@ class GroundedUserAgent:
             raise ArgumentTypeError(f"question must be a str, got {type(question).__name__}")
         if self.remaining <= 0:
             return Reply(text=REFUSAL.format(budget=self.budget), remaining=0, refused=True)
-        chosen = [self.documents[m.index] for m in self.router.route(question)]
-        truncated = len(chosen) > MAX_POINTS
-        chosen = chosen[:MAX_POINTS]
+        chosen, more, matched, too_many = self._points(question)
         if chosen:
-            text = "\n\n".join(d.response for d in chosen) + (f"\n\n{NOTICE}" if truncated else "")
+            text = "\n\n".join(d.response for d in chosen)
+            text += (f"\n\n{NOTICE}" if more else "") + (f"\n\n{DIGEST}" if too_many else "")
         else:
-            text = self.data.fallback_response
+            text = ALL_GIVEN if matched else self.data.fallback_response
+        self.given.extend(d.doc_id for d in chosen)
         hit = tuple(d.doc_id for d in chosen if d.is_constraint)
         remaining = self.remaining - 1
         self.log.record(
@@ -191,16 +253,34 @@ class GroundedUserAgent:
                 question=question,
                 answer=text,
                 triggers_hit=hit,
-                fallback_triggered=not chosen,
+                fallback_triggered=not matched,
             )
         )
         return Reply(
             text=text,
             constraint_ids=tuple(d.doc_id for d in chosen),
-            fallback=not chosen,
+            fallback=not matched,
             remaining=remaining,
-            truncated=truncated,
+            truncated=more,
         )
+
+    def _points(self, message: str) -> tuple[list[Document], bool, bool, bool]:
+        """Return ``(points to give, whether more remain, whether anything matched, more than three questions)``."""
+        questions = split_questions(message)
+        topics = [self._route(q) for q in questions[:MAX_QUESTIONS]]
+        fresh = [[i for i in topic if self.documents[i].doc_id not in self.given] for topic in topics]
+        chosen = interleave(fresh, MAX_POINTS)
+        if any(topics):
+            self._topic = tuple(dict.fromkeys(i for topic in topics for i in topic))
+        more = any(i not in chosen for topic in fresh for i in topic)
+        return [self.documents[i] for i in chosen], more, any(topics), len(questions) > MAX_QUESTIONS
+
+    def _route(self, question: str) -> tuple[int, ...]:
+        """Return the documents that answer one question; a bare follow-up gets the last topic's."""
+        found = tuple(m.index for m in self.router.route(question))
+        if not found and is_follow_up(question):
+            return self._topic
+        return found
 
     def stats(self) -> InteractionStats:
         """Return ICAE's interaction metrics for this session."""

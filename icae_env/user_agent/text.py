@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["tokens", "stem", "char_ngrams", "tokens_and_char_ngrams", "concepts", "STOPWORDS"]
+__all__ = ["tokens", "stem", "char_ngrams", "tokens_and_char_ngrams", "concepts", "content_words", "STOPWORDS"]
 
 STOPWORDS = frozenset(
     """a an the is are was were be been being am do does did doing done have has had having i me my we our you your
@@ -149,3 +149,15 @@ def tokens_and_char_ngrams(text: str, sizes: tuple[int, ...] = (3, 4)) -> tuple[
     """Return ``(tokens(text), char_ngrams(text, sizes))``, splitting ``text`` into words once."""
     raw = _raw_words(text)
     return _tokens(raw), _char_ngrams(raw, tuple(sizes))
+
+
+def content_words(text: str) -> tuple[tuple[str, str], ...]:
+    """Return the distinct content words of ``text`` as ``(stem, concept)`` pairs, in first-seen order.
+
+    ``concept`` is the word's concept token (``~output`` ...) or ``""`` for a word outside every concept group.
+    """
+    seen: dict[str, str] = {}
+    for word in _raw_words(text):
+        if word not in STOPWORDS:
+            seen.setdefault(stem(word), _CONCEPT.get(word, ""))
+    return tuple(seen.items())
