@@ -13,6 +13,7 @@ from icae_env.cli.common import add_kind_commands, add_sandbox_arguments, config
 from icae_env.errors import IcaeEnvError
 from icae_env.scoring import ScoreReport, score
 from icae_env.tasks import TIERS, export_icae, list_tasks, load_icae_bench, load_task
+from icae_env.tasks.golden import golden_workspace
 from icae_env.tasks.icae_bench import LEVEL_DIRS
 
 __all__ = ["add_score_command", "add_tasks_commands"]
@@ -37,9 +38,10 @@ def _score_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _validate_one(name: str, options: dict[str, Any]) -> tuple[tuple[object, ...], bool]:
     task = load_task(name)
-    if task.golden_dir is None:
-        return (name, "no golden", "", "", "", "", "", "FAIL"), False
-    golden = score(task, task.golden_dir, structure=False, **options)
+    with golden_workspace(task) as golden_dir:
+        if golden_dir is None:
+            return (name, "no golden", "", "", "", "", "", "FAIL"), False
+        golden = score(task, golden_dir, structure=False, **options)
     with tempfile.TemporaryDirectory(prefix="icae-empty-") as empty:
         blank = score(task, empty, structure=False, **options)
     golden_ok = all(r.passed == r.total for r in golden.tiers.values()) and set(golden.tiers) == set(TIERS)
