@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from icae_env.families.certify import Certificate
 from icae_env.families.distribution import TaskDistribution
-from icae_env.families.generate import Generated, TaskRejected, generate, parse_name, task_name
+from icae_env.families.generation import Generated, TaskRejected, generate, parse_name, task_name
 from icae_env.families.plan import Knobs
 from icae_env.families.registry import family_names, get_family
 from icae_env.families.spec import Decision, Family, Feature, Plan, Skin, Value

@@ -65,6 +65,19 @@ class _Search:
     def __init__(self, family: Family, plan: Plan, model: Model, others: Ablations) -> None:
         self.family, self.plan, self.model, self.others = family, plan, model, others
         self.rng = plan.rng("cases")
+        naive = plan
+        for name in plan.hidden:
+            naive = naive.with_value(name, family.decision(name).naive)
+        self.naive = load_model(family.golden(naive, "python"))
+
+    def differs(self, model: Model, data: Any) -> bool:
+        """Whether ``model`` prints something else than the golden for ``data`` (a crash counts)."""
+        try:
+            return model(data) != self.run(data)
+        except GenerationError:
+            raise
+        except Exception:  # noqa: BLE001 - a crash of the other model is a difference too
+            return True
 
     def run(self, data: Any) -> str:
         try:
@@ -110,21 +123,19 @@ def _public(search: _Search, per_feature: int) -> dict[str, list[Any]]:
 def _distinguishing(
     search: _Search, decision: str, model: Model, stems: list[str], taken: set[str]
 ) -> list[tuple[str, Any]]:
+    """Inputs on which ``model`` (an ablation) and the golden differ, preferring ones the naive golden fails too."""
     found: list[tuple[str, Any]] = []
+    spare: list[tuple[str, Any]] = []
     for attempt in range(TRIES):
         if len(found) >= PER_PAIR:
             break
         stem = stems[attempt % len(stems)]
         data = search.sample(stem, "typical" if attempt % 3 else "boundary")
-        if _key(data) in taken:
+        if _key(data) in taken or not search.differs(model, data):
             continue
-        try:
-            differs = model(data) != search.run(data)
-        except Exception:  # noqa: BLE001 - a crash of the ablation is a difference too
-            differs = True
-        if differs:
-            found.append((stem, data))
-            taken.add(_key(data))
+        (found if search.differs(search.naive, data) else spare).append((stem, data))
+        taken.add(_key(data))
+    found += spare[: PER_PAIR - len(found)]
     if len(found) < PER_PAIR:
         raise GenerationError(f"{search.plan.name}: no {PER_PAIR} inputs tell {decision} apart from an ablation")
     return found
@@ -138,27 +149,32 @@ def _native(search: _Search) -> dict[str, list[Any]]:
         for stem, data in _distinguishing(search, name, model, stems, taken):
             native[stem].append(data)
     for stem in search.plan.features:
-        for _ in range(TRIES):
-            if len(native[stem]) >= NATIVE_PER_FEATURE:
-                break
-            data = search.sample(stem, "typical")
-            if _key(data) not in taken:
-                native[stem].append(data)
-                taken.add(_key(data))
+        _fill(search, stem, "typical", native[stem], NATIVE_PER_FEATURE, taken)
     return native
+
+
+def _fill(search: _Search, stem: str, kind: SampleKind, chosen: list[Any], quota: int, taken: set[str]) -> None:
+    """Add new inputs of ``kind`` up to ``quota``; at most half of those added may be ones the naive golden passes."""
+    easy, allowed = 0, max(0, quota - len(chosen)) // 2
+    for attempt in range(TRIES):
+        if len(chosen) >= quota:
+            return
+        alternate: SampleKind = "malformed" if kind == "boundary" and attempt % 2 else kind
+        data = search.sample(stem, alternate)
+        if _key(data) in taken:
+            continue
+        hard = search.differs(search.naive, data)
+        if hard or easy < allowed or attempt >= TRIES - quota:
+            easy += not hard
+            chosen.append(data)
+            taken.add(_key(data))
 
 
 def _enhanced(search: _Search, native: dict[str, list[Any]], public: dict[str, list[Any]]) -> dict[str, list[Any]]:
     taken = {_key(x) for inputs in (*native.values(), *public.values()) for x in inputs}
     enhanced: dict[str, list[Any]] = {stem: [] for stem in search.plan.features}
     for stem in search.plan.features:
-        for attempt in range(TRIES):
-            if len(enhanced[stem]) >= ENHANCED_PER_FEATURE:
-                break
-            data = search.sample(stem, "malformed" if attempt % 2 else "boundary")
-            if _key(data) not in taken:
-                enhanced[stem].append(data)
-                taken.add(_key(data))
+        _fill(search, stem, "boundary", enhanced[stem], ENHANCED_PER_FEATURE, taken)
     return enhanced
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from icae_env.errors import TaskNotFoundError
-from icae_env.families.generate import generate, parse_name
+from icae_env.families.generation import generate, parse_name
 from icae_env.families.plan import Knobs
 from icae_env.families.registry import family_names, get_family
 from icae_env.tasks.models import Task

@@ -10,15 +10,19 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from icae_env.families.generate import Generated
+from icae_env.errors import IcaeEnvError
+from icae_env.families.generation import Generated, generate
 from icae_env.families.pack_files import golden_repository
+from icae_env.families.plan import Knobs
 from icae_env.families.registry import get_family
 from icae_env.sandbox.spec import SandboxSpec
 from icae_env.scoring import score
 from icae_env.tasks.golden import write_golden
-from icae_env.tasks.models import TIERS, GoldenFile
+from icae_env.tasks.models import TIERS, GoldenFile, Task
 
-__all__ = ["harness_problems"]
+__all__ = ["declared_problems", "harness_problems"]
+
+_LOCATION = {"golden_dir", "golden_files", "origin"}
 
 
 def _write(files: dict[str, str], dest: Path) -> Path:
@@ -44,4 +48,26 @@ def harness_problems(generated: Generated, sandbox: SandboxSpec | str = "local")
         blank = score(task, empty, sandbox=sandbox, structure=False)
         if any(t.passed for t in blank.tiers.values()):
             problems.append("an empty workspace passes some case")
+    return problems
+
+
+def declared_problems(task: Task, sandbox: SandboxSpec | str = "local") -> list[str]:
+    """The checks of a task that declares it was generated (``meta["family"]``): regenerate it, compare, certify.
+
+    The pack must equal what its family, split, index and knobs generate today (so a hand-edited or stale pack is
+    caught), its certificate must hold, and every other golden language must pass the real harness.
+    """
+    meta = task.meta
+    knobs = Knobs.model_validate(meta.get("knobs") or {})
+    try:
+        generated = generate(str(meta["family"]), str(meta["split"]), int(str(meta["index"])), knobs)
+    except (IcaeEnvError, KeyError, ValueError) as exc:
+        return [f"cannot regenerate from its meta: {exc}"]
+    problems = [f"certification: {failure}" for failure in generated.certificate.failures]
+    if generated.task.model_dump(exclude=_LOCATION) != task.model_dump(exclude=_LOCATION):
+        problems.append("the pack differs from what its family generates for its meta (edited or stale)")
+    family = get_family(generated.plan.family)
+    others = [language for language in family.languages if language != generated.plan.language]
+    if others:
+        problems += [p for p in harness_problems(generated, sandbox) if not p.startswith(generated.plan.language)]
     return problems

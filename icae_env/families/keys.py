@@ -142,9 +142,11 @@ def _split_plan(name: str, decisions: tuple[tuple[str, tuple[str, ...]], ...]) -
 
 
 def _split_decisions(family: Any, choices: dict[str, tuple[str, ...]]) -> tuple[tuple[str, str], ...]:
-    """Three decisions of core features and the test value of each."""
+    """Three decisions of core features and the test value of each (never the naive default: test tasks surprise)."""
     core = {f.stem for f in family.features if f.core}
-    candidates = tuple((d.name, choices[d.name]) for d in family.decisions if set(d.features) & core)
+    candidates = tuple(
+        (d.name, tuple(v for v in choices[d.name] if v != d.naive)) for d in family.decisions if set(d.features) & core
+    )
     if len(candidates) < 3 and not family.held_out:
         raise ArgumentError(f"family {family.name!r} needs >= 3 decisions of core features for its splits")
     return _split_plan(family.name, candidates)

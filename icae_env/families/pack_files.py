@@ -193,7 +193,7 @@ def pack_files(family: Family, plan: Plan, cases: Cases) -> dict[str, str]:
     records, hidden = _records(family, plan)
     meta = {
         "family": plan.family, "split": plan.split, "index": plan.index, "knobs": plan.knobs,
-        "canary": canary(plan), "language": plan.language, "features": list(plan.features),
+        "canary": canary(plan), "attempt": plan.attempt, "language": plan.language, "features": list(plan.features),
         "decisions": dict(plan.values), "hidden": list(plan.hidden), "revealed": list(plan.revealed),
         "masked": list(plan.masked), "stated": list(plan.stated),
     }  # fmt: skip

@@ -28,7 +28,9 @@ class Knobs(BaseModel):
     Attributes:
         features: Features per task, core ones included (None: the core ones plus two).
         domain: Values per decision at most (the naive default always among them).
-        surprise: How many decisions differ from the naive default (None: any number).
+        surprise: How many decisions differ from the naive default (None: any number from ``min_surprise`` up).
+        min_surprise: At least this many decisions differ from the naive default (a task that is mostly defaults
+            asks little of the agent and its all-defaults golden scores too well).
         hidden_per_feature: Hidden decisions per feature; the others are stated in every PRD (None: all hidden).
         public_per_feature: Public cases per feature.
         budget: The question budget the task is meant for (recorded; envs take their own ``budget``).
@@ -41,6 +43,7 @@ class Knobs(BaseModel):
     features: int | None = Field(default=None, ge=1)
     domain: int = Field(default=4, ge=2, le=4)
     surprise: int | None = Field(default=None, ge=0)
+    min_surprise: int = Field(default=3, ge=0)
     hidden_per_feature: int | None = Field(default=None, ge=0)
     public_per_feature: int = Field(default=1, ge=1, le=3)
     budget: int = Field(default=16, ge=1)
@@ -84,11 +87,16 @@ def behaviour_key(family: Family, split: str, index: int, knobs: Knobs) -> Behav
         TaskNotFoundError: when the split has fewer keys under these knobs.
     """
     n_features = knobs.feature_count(family)
-    ident = (family.name, split, n_features, knobs.domain, knobs.surprise)
+    ident = (family.name, split, n_features, knobs.domain, knobs.surprise, knobs.min_surprise)
     with _WALKS_LOCK:
         if ident not in _WALKS:
             space = KeySpace(family, n_features, knobs.domain)
-            keys = (k for k in space.walk(split) if knobs.surprise is None or _surprise(family, k) == knobs.surprise)
+
+            def fits(key: BehaviourKey) -> bool:
+                count = _surprise(family, key)
+                return count == knobs.surprise if knobs.surprise is not None else count >= knobs.min_surprise
+
+            keys = (k for k in space.walk(split) if fits(k))
             _WALKS[ident] = _Walk(keys)
         walk = _WALKS[ident]
     key = walk.get(index)
@@ -132,6 +140,7 @@ def plan_task(family: Family, split: str, index: int, knobs: Knobs, attempt: int
         stated=tuple(stated),
         knobs=knobs.model_dump(),
         seed=stream(*ident, "seed"),
+        attempt=attempt,
     )
 
 

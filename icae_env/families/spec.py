@@ -138,6 +138,7 @@ class Plan:
         stated: Decisions stated in every PRD (visible; not asked for).
         knobs: The difficulty knobs the task was drawn with.
         seed: A 64-bit seed derived from the task's identity (for the samplers).
+        attempt: Which certification attempt planned it (0: the first).
     """
 
     family: str
@@ -152,6 +153,7 @@ class Plan:
     stated: tuple[str, ...]
     knobs: dict[str, Any]
     seed: int
+    attempt: int = 0
 
     @property
     def hidden(self) -> tuple[str, ...]:

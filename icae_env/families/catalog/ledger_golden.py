@@ -123,7 +123,7 @@ from dataclasses import dataclass
 
 from .entries import parse_day
 from .money import average, money
-from .rules import TOP_DEFAULT, in_range, order, tie_key
+from .rules import TOP_DEFAULT, fmt_day, in_range, order, tie_key
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ def top(data, entries):
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         return ["error: n must be a positive integer"]
     ranked = sorted(entries, key=lambda e: (-e.cents, tie_key(e)))[:n]
-    return [f"{i}. {e.category} {money(e.cents)} ({e.day.isoformat()})" for i, e in enumerate(ranked, start=1)]
+    return [f"{i}. {e.category} {money(e.cents)} ({fmt_day(e.day)})" for i, e in enumerate(ranked, start=1)]
 
 
 def check(data, entries):
@@ -165,7 +165,7 @@ def date_range(data, entries):
     if start is None or end is None or end < start:
         return ["error: from and to must be dates (YYYY-MM-DD), from not after to"]
     chosen = [e for e in entries if in_range(e.day, start, end)]
-    lines = [f"{e.day.isoformat()} {e.category} {money(e.cents)}" for e in chosen]
+    lines = [f"{fmt_day(e.day)} {e.category} {money(e.cents)}" for e in chosen]
     return lines + [f"TOTAL: {money(sum(e.cents for e in chosen))}"]
 
 
@@ -212,6 +212,11 @@ BLOCKS = {
     "range_end": {
         "inclusive": "def in_range(day, start, end):\n    return start <= day <= end\n",
         "exclusive": "def in_range(day, start, end):\n    return start <= day < end\n",
+    },
+    "date_format": {
+        "iso": "def fmt_day(day):\n    return day.isoformat()\n",
+        "day_first": "def fmt_day(day):\n    return day.strftime('%d/%m/%Y')\n",
+        "long": "def fmt_day(day):\n    return f'{day:%b} {day.day}, {day.year}'\n",
     },
     "rounding": {
         "half_up": "def round_cents(value):\n    return int(value + Fraction(1, 2))\n",
