@@ -27,6 +27,7 @@ from icae_env.errors import UnknownNameError
 __all__ = [
     "AGENTS",
     "ENV_FAMILIES",
+    "FAMILIES",
     "ROUTERS",
     "SANDBOX_BACKENDS",
     "TASK_KINDS",
@@ -111,6 +112,11 @@ ROUTERS: dict[str, str] = {
     "lexical": "icae_env.user_agent.lexical:LexicalRouter",
     "embedding": "icae_env.user_agent.embedding:EmbeddingRouter",
     "llm": "icae_env.user_agent.llm:LLMRouter",
+}
+
+#: Procedural task families (:mod:`icae_env.families`): name -> ``"module:Class"``.
+FAMILIES: dict[str, str] = {
+    "ledger-report": "icae_env.families.catalog.ledger_report:LedgerReport",
 }
 
 AGENTS: dict[str, str] = {

@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from icae_env.cli.common import add_kind_commands, add_sandbox_arguments, config_of, pct, sandbox_of, table
+from icae_env.cli.generate import add_generation_commands
 from icae_env.errors import IcaeEnvError
 from icae_env.scoring import ScoreReport, score
 from icae_env.tasks import TIERS, export_icae, list_tasks, load_icae_bench, load_task
+from icae_env.tasks.golden import golden_workspace
 from icae_env.tasks.icae_bench import LEVEL_DIRS
 
 __all__ = ["add_score_command", "add_tasks_commands"]
@@ -37,14 +39,16 @@ def _score_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _validate_one(name: str, options: dict[str, Any]) -> tuple[tuple[object, ...], bool]:
     task = load_task(name)
-    if task.golden_dir is None:
-        return (name, "no golden", "", "", "", "", "", "FAIL"), False
-    golden = score(task, task.golden_dir, structure=False, **options)
+    with golden_workspace(task) as golden_dir:
+        if golden_dir is None:
+            return (name, "no golden", "", "", "", "", "", "FAIL"), False
+        golden = score(task, golden_dir, structure=False, **options)
     with tempfile.TemporaryDirectory(prefix="icae-empty-") as empty:
         blank = score(task, empty, structure=False, **options)
     golden_ok = all(r.passed == r.total for r in golden.tiers.values()) and set(golden.tiers) == set(TIERS)
     blank_ok = all(r.passed == 0 for r in blank.tiers.values())
-    ok = golden_ok and blank_ok
+    declared = _declared(task, options)
+    ok = golden_ok and blank_ok and not declared
     rates = [pct(golden.rate(t)) for t in TIERS]
     row = (name, *rates, pct(golden.overall), pct(blank.overall), f"{golden.duration_s:.1f}", "ok" if ok else "FAIL")
     if not golden_ok:
@@ -52,6 +56,18 @@ def _validate_one(name: str, options: dict[str, Any]) -> tuple[tuple[object, ...
             if tier.first_failure:
                 print(f"{name} [{tier.tier}] first failure: {tier.first_failure.model_dump_json()}", file=sys.stderr)
     return row, ok
+
+
+def _declared(task: Any, options: dict[str, Any]) -> list[str]:
+    """The checks a generated pack declares (its family's certification), printed to stderr."""
+    if not task.meta.get("family"):
+        return []
+    from icae_env.families.harness import declared_problems
+
+    problems = declared_problems(task, options["sandbox"])
+    for problem in problems:
+        print(f"{task.id}: {problem}", file=sys.stderr)
+    return problems
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -128,6 +144,7 @@ def add_tasks_commands(commands: Any) -> None:
     """Register ``tasks list|validate|export-icae|inspect-icae``."""
     helps = ("list, validate, export and import tasks", "list the built-in tasks", _VALIDATE_HELP)
     sub = add_kind_commands(commands, "tasks", helps, _cmd_list, _cmd_validate)
+    add_generation_commands(sub)
     export = sub.add_parser("export-icae", help="write a task in the ICAE-Bench data layout")
     export.add_argument("name")
     export.add_argument("dir")

@@ -51,9 +51,14 @@ def check_level(level: Any) -> None:
         raise ArgumentError(f"level must be one of {list(LEVELS)}, got {level!r}")
 
 
+def _is_distribution(task: Any) -> bool:
+    """Whether ``task`` draws tasks (a :class:`~icae_env.families.TaskDistribution` or alike)."""
+    return callable(getattr(task, "sample", None)) and hasattr(task, "ref")
+
+
 def _choices(task: Any, task_type: type) -> tuple[Any, ...]:
     choices = tuple(task) if isinstance(task, (list, tuple)) else (task,)
-    if not choices or not all(isinstance(t, (str, Path, task_type)) for t in choices):
+    if not choices or not all(isinstance(t, (str, Path, task_type)) or _is_distribution(t) for t in choices):
         kind = task_type.__name__
         raise ArgumentTypeError(f"task must be a name, path, {kind} or a non-empty sequence of them; got {task!r}")
     return tuple(str(t) if isinstance(t, Path) else t for t in choices)
@@ -77,7 +82,7 @@ class TaskPool:
 
     def load(self, task: Any) -> Any:
         """Return ``task`` loaded (cached by name)."""
-        if isinstance(task, self.kind.task_type):
+        if isinstance(task, self.kind.task_type) or _is_distribution(task):
             return task
         if task not in self._loaded:
             self._loaded[task] = self.kind.load(task)
@@ -101,6 +106,8 @@ class TaskPool:
         else:
             choice = self.choices[int(rng.integers(len(self.choices)))]
         task = self.load(choice)
+        if _is_distribution(task):
+            task = task.sample(rng)
         if level not in task.levels:
             raise TaskNotFoundError(f"task {task.id!r} has no level {level!r}; available: {sorted(task.levels)}")
         return task, level

@@ -133,8 +133,12 @@ class BuildKind:
         """Every task name or pack that no other kind claims (this kind is looked up last)."""
         return True
 
-    def load(self, ref: str | Path) -> Task:
-        """Load a built-in task or a pack (:func:`icae_env.tasks.load_task`)."""
+    def load(self, ref: str | Path) -> Any:
+        """Load a built-in task, a pack, or a generated task or distribution (``gen/...``)."""
+        if isinstance(ref, str) and ref.startswith("gen/"):
+            from icae_env.families import load_generated
+
+            return load_generated(ref)
         return load_task(ref)
 
     def ref(self, task: Task) -> str:
@@ -184,7 +188,7 @@ class BuildKind:
         """Each record's first trigger, then the golden solution's files."""
         return Solution(
             questions=oracle_questions(task.user_agent_data(level)),
-            actions=golden_actions(task.golden_dir, task.start_dir),
+            actions=golden_actions(task),
         )
 
     def hidden_paths(self, task: Task) -> tuple[Path, ...]:

@@ -200,7 +200,7 @@ class RevisionKind:
         """The clarification records' first triggers, then the golden revision's changes over the start."""
         return Solution(
             questions=oracle_questions(task.user_agent_data(level)),
-            actions=golden_actions(task.golden_dir, task.start_dir),
+            actions=golden_actions(task),
         )
 
     def hidden_paths(self, task: RevisionTask) -> tuple[Path, ...]:

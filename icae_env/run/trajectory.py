@@ -57,6 +57,8 @@ def _recordable(value: Any, kind: Any) -> Any:
     """``value`` as a reset line records it: task objects by reference, the rest as JSON (or its repr)."""
     if kind is not None and isinstance(value, kind.task_type):
         return kind.ref(value)
+    if callable(getattr(value, "sample", None)) and isinstance(getattr(value, "ref", None), str):
+        return value.ref  # a task distribution, by name
     if isinstance(value, (list, tuple)):
         return [_recordable(v, kind) for v in value]
     value = jsonable(value)

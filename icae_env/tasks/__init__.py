@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from icae_env.errors import TaskNotFoundError
 from icae_env.tasks.icae_bench import export_icae, load_icae_bench
 from icae_env.tasks.models import (
     LEVELS,
@@ -74,5 +75,16 @@ def load_task(name_or_path: str | Path) -> Task:
         TaskNotFoundError: when nothing matches (with close built-in names as suggestions).
         TaskValidationError: when the pack is malformed.
     """
+    if isinstance(name_or_path, str) and name_or_path.startswith("gen/"):
+        return _generated(name_or_path)
     pack, origin = _SUITE.resolve(name_or_path)
     return load_pack(pack, origin=origin)
+
+
+def _generated(name: str) -> Task:
+    from icae_env.families import load_generated
+
+    loaded = load_generated(name)
+    if not isinstance(loaded, Task):
+        raise TaskNotFoundError(f"{name!r} names a distribution of generated tasks, not one task: add /<index>")
+    return loaded

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from icae_env.errors import IcaeImportError
+from icae_env.tasks.golden import write_golden
 from icae_env.tasks.icae_records import Notes, as_text, read_cases, read_constraints, read_pointers
 from icae_env.tasks.models import TIER_DIRS, TIERS, CaseFile, LevelSpec, Task, TestTiers
 from icae_env.tasks.runtimes import default_runtime, normalise_language
@@ -315,6 +316,8 @@ def export_icae(task: Task, out_dir: str | Path, alias: str | None = None) -> Pa
             )
     if task.golden_dir is not None:
         shutil.copytree(task.golden_dir, root / "realcode_repos" / key, dirs_exist_ok=True)
+    elif task.golden_files:
+        write_golden(task.golden_files, root / "realcode_repos" / key)
     return root
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "CaseFile",
     "TestTiers",
     "Runtime",
+    "GoldenFile",
     "Task",
     "case_text",
 ]
@@ -203,6 +204,27 @@ class Runtime(_Frozen):
     image: str
 
 
+class GoldenFile(_Frozen):
+    """One file of a golden solution held in memory (generated tasks carry their golden this way).
+
+    Attributes:
+        path: Path relative to the repository root (``/``-separated, no ``..``).
+        content: The file's text.
+        executable: Whether the file is executable (``rcb_tests/test.sh``).
+    """
+
+    path: str = Field(min_length=1)
+    content: str
+    executable: bool = False
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        if value.startswith("/") or ".." in value.split("/"):
+            raise ValueError(f"must be a path relative to the repository root, without '..'; got {value!r}")
+        return value
+
+
 class Task(_Frozen):
     """A complete task: PRDs per level, hidden User Agent Data per level, test tiers, golden solution.
 
@@ -214,6 +236,7 @@ class Task(_Frozen):
         levels: Level name to :class:`LevelSpec`; at least one level.
         tests: The test tiers.
         golden_dir: Directory of the golden solution, if available.
+        golden_files: The golden solution held in memory instead (generated tasks); see :func:`golden_workspace`.
         start_dir: Directory of the starting workspace (revision tasks), if any.
         case_timeout_s: Time limit for one case when the scorer isolates cases; also how long the harness may go
             without a new output file.
@@ -222,6 +245,7 @@ class Task(_Frozen):
         default_level: The level used when none is given.
         origin: Where the task came from (``builtin``, a pack path, or an ICAE data root).
         notes: What an importer normalised while loading.
+        meta: Free-form JSON facts about the task (a generated task's family, split, index, knobs and canary).
     """
 
     id: str = Field(min_length=1)
@@ -231,6 +255,7 @@ class Task(_Frozen):
     levels: dict[Level, LevelSpec]
     tests: TestTiers
     golden_dir: Path | None = None
+    golden_files: tuple[GoldenFile, ...] = ()
     start_dir: Path | None = None
     case_timeout_s: float = Field(default=10.0, gt=0)
     tier_timeout_s: float = Field(default=600.0, gt=0)
@@ -238,6 +263,7 @@ class Task(_Frozen):
     default_level: Level = "L1"
     origin: str = ""
     notes: tuple[str, ...] = ()
+    meta: dict[str, JsonValue] = {}
 
     @model_validator(mode="after")
     def _check(self) -> Task:

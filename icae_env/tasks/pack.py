@@ -17,10 +17,12 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from icae_env.errors import ArgumentTypeError, TaskNotFoundError, TaskValidationError
 from icae_env.tasks.boilerplate import public_cases_section, standard_records
+from icae_env.tasks.memory_pack import MemoryPath
 from icae_env.tasks.models import (
     TIERS,
     CaseFile,
     ContextPointer,
+    GoldenFile,
     HiddenConstraint,
     Level,
     LevelSpec,
@@ -34,6 +36,9 @@ from icae_env.tasks.runtimes import default_runtime
 __all__ = ["BuiltinSuite", "load_pack", "load_case_file", "read_yaml_mapping", "validate_model", "TASK_FILE"]
 
 TASK_FILE = "task.yaml"
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, about 10x faster, when it is built in
+PackPath = Path | MemoryPath
+"""A pack directory on disk, or one held in memory (:class:`~icae_env.tasks.memory_pack.MemoryPath`)."""
 PackLevel = Literal["L1", "L2", "L3"]
 _M = TypeVar("_M", bound=BaseModel)
 _PACK_LEVELS: tuple[PackLevel, ...] = ("L1", "L2", "L3")
@@ -111,6 +116,7 @@ class _PackFile(_Strict):
     context_pointers: list[ContextPointer] = []
     levels: dict[PackLevel, _PackLevel]
     standard_records: bool = True
+    meta: dict[str, JsonValue] = {}
 
 
 class _CaseFileJson(_Strict):
@@ -136,7 +142,7 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return path or "-"
 
 
-def _raise_from(file: Path, error: ValidationError) -> NoReturn:
+def _raise_from(file: PackPath, error: ValidationError) -> NoReturn:
     first = error.errors()[0]
     loc = tuple(p for p in first["loc"] if p not in ("function-after", "tagged-union"))
     message = first["msg"]
@@ -151,7 +157,7 @@ def _raise_from(file: Path, error: ValidationError) -> NoReturn:
     raise TaskValidationError(str(file), _field_path(loc), message) from None
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: PackPath) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -160,7 +166,7 @@ def _read_json(path: Path) -> Any:
         raise TaskValidationError(str(path), "-", "not valid UTF-8 text") from None
 
 
-def load_case_file(path: Path) -> CaseFile:
+def load_case_file(path: PackPath) -> CaseFile:
     """Load one ICAE case file strictly.
 
     Args:
@@ -183,14 +189,15 @@ def load_case_file(path: Path) -> CaseFile:
     return CaseFile(stem=path.stem, description=parsed.description, cases=cases)
 
 
-def _load_tier(pack: Path, tier: str) -> tuple[CaseFile, ...]:
+def _load_tier(pack: PackPath, tier: str) -> tuple[CaseFile, ...]:
     folder = pack / "cases" / tier
     if not folder.is_dir():
         return ()
-    return tuple(load_case_file(p) for p in sorted(folder.glob("*.json")))
+    files: list[PackPath] = sorted(folder.glob("*.json"), key=str)
+    return tuple(load_case_file(p) for p in files)
 
 
-def _check_enhanced_distinct(pack: Path, tests: TestTiers) -> None:
+def _check_enhanced_distinct(pack: PackPath, tests: TestTiers) -> None:
     native: dict[str, str] = {}
     for case_file in tests.native:
         for j, case in enumerate(case_file.cases):
@@ -203,7 +210,7 @@ def _check_enhanced_distinct(pack: Path, tests: TestTiers) -> None:
                 raise TaskValidationError(str(file), f"cases[{i}].input", f"identical to native case {twin}")
 
 
-def read_yaml_mapping(file: Path) -> dict[str, Any]:
+def read_yaml_mapping(file: PackPath) -> dict[str, Any]:
     """Return the YAML mapping in ``file``.
 
     Raises:
@@ -212,7 +219,7 @@ def read_yaml_mapping(file: Path) -> dict[str, Any]:
     if not file.is_file():
         raise TaskValidationError(str(file), "-", "missing task file")
     try:
-        raw = yaml.safe_load(file.read_text(encoding="utf-8"))
+        raw = yaml.load(file.read_text(encoding="utf-8"), Loader=_YAML_LOADER)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
@@ -224,7 +231,7 @@ def read_yaml_mapping(file: Path) -> dict[str, Any]:
     return raw
 
 
-def validate_model(model: type[_M], file: Path, raw: Any) -> _M:
+def validate_model(model: type[_M], file: PackPath, raw: Any) -> _M:
     """Validate ``raw`` as ``model``; a failure raises :class:`TaskValidationError` naming the file and field."""
     try:
         return model.model_validate(raw)
@@ -232,14 +239,14 @@ def validate_model(model: type[_M], file: Path, raw: Any) -> _M:
         _raise_from(file, exc)
 
 
-def _read_spec(pack: Path) -> _PackFile:
+def _read_spec(pack: PackPath) -> _PackFile:
     file = pack / TASK_FILE
     spec = validate_model(_PackFile, file, read_yaml_mapping(file))
     _check_ids(file, spec, pack)
     return spec
 
 
-def _check_ids(file: Path, spec: _PackFile, pack: Path) -> None:
+def _check_ids(file: PackPath, spec: _PackFile, pack: PackPath) -> None:
     if spec.id != pack.name:
         raise TaskValidationError(str(file), "id", f"must equal the directory name {pack.name!r}, got {spec.id!r}")
     known: set[str] = set()
@@ -257,14 +264,14 @@ def _check_ids(file: Path, spec: _PackFile, pack: Path) -> None:
                 )
 
 
-def _read_prd(pack: Path, level: str) -> str:
+def _read_prd(pack: PackPath, level: str) -> str:
     path = pack / "prd" / f"{level}.md"
     if not path.is_file():
         raise TaskValidationError(str(path), "-", f"missing PRD file for level {level}")
     return path.read_text(encoding="utf-8").strip() + "\n"
 
 
-def _level_specs(pack: Path, spec: _PackFile, public: tuple[CaseFile, ...]) -> dict[Level, LevelSpec]:
+def _level_specs(pack: PackPath, spec: _PackFile, public: tuple[CaseFile, ...]) -> dict[Level, LevelSpec]:
     by_id = {c.constraint_id: c for c in spec.constraints}
     boilerplate = standard_records(spec.language, public) if spec.standard_records else ()
     levels: dict[Level, LevelSpec] = {}
@@ -289,7 +296,20 @@ def _level_specs(pack: Path, spec: _PackFile, public: tuple[CaseFile, ...]) -> d
     return levels
 
 
-def load_pack(pack: Path, *, origin: str | None = None) -> Task:
+def _golden(pack: PackPath) -> tuple[Path | None, tuple[GoldenFile, ...]]:
+    """The pack's golden solution: a directory on disk, or the files of an in-memory pack."""
+    golden = pack / "golden"
+    if isinstance(golden, MemoryPath):
+        files = golden.below()
+        executable = {path for path in golden.executables if path.startswith("golden/")}
+        entries = (
+            GoldenFile(path=p, content=text, executable=f"golden/{p}" in executable) for p, text in files.items()
+        )
+        return None, tuple(sorted(entries, key=lambda entry: entry.path))
+    return (golden.resolve() if golden.is_dir() else None), ()
+
+
+def load_pack(pack: Path | MemoryPath, *, origin: str | None = None) -> Task:
     """Load and validate the task pack in directory ``pack``.
 
     Args:
@@ -302,7 +322,7 @@ def load_pack(pack: Path, *, origin: str | None = None) -> Task:
     Raises:
         TaskValidationError: one line naming the file and the field that is wrong.
     """
-    pack = Path(pack)
+    pack = pack if isinstance(pack, MemoryPath) else Path(pack)
     spec = _read_spec(pack)
     tests = TestTiers(**{tier: _load_tier(pack, tier) for tier in TIERS})
     _check_enhanced_distinct(pack, tests)
@@ -311,7 +331,7 @@ def load_pack(pack: Path, *, origin: str | None = None) -> Task:
         toolchain=tuple(spec.runtime.toolchain) if spec.runtime and spec.runtime.toolchain else fallback.toolchain,
         image=spec.runtime.image if spec.runtime and spec.runtime.image else fallback.image,
     )
-    golden = pack / "golden"
+    golden, golden_files = _golden(pack)
     start = pack / "start"
     return Task(
         id=spec.id,
@@ -320,11 +340,13 @@ def load_pack(pack: Path, *, origin: str | None = None) -> Task:
         runtime=runtime,
         levels=_level_specs(pack, spec, tests.public),
         tests=tests,
-        golden_dir=golden.resolve() if golden.is_dir() else None,
-        start_dir=start.resolve() if start.is_dir() else None,
+        golden_dir=golden,
+        golden_files=golden_files,
+        start_dir=start.resolve() if isinstance(start, Path) and start.is_dir() else None,
         case_timeout_s=spec.case_timeout_s,
         tier_timeout_s=spec.tier_timeout_s,
         first_output_s=spec.first_output_s,
         default_level="L1" if "L1" in spec.levels else "ground",
         origin=origin or str(pack),
+        meta=spec.meta,
     )

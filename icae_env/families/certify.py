@@ -1,0 +1,167 @@
+"""Certification of a generated task, cheapest checks first; a task that fails one is never handed out.
+
+Checks (each failure is one line in :attr:`Certificate.failures`; figures go to :attr:`Certificate.metrics`):
+
+1. **richness**: L1 has 150-250 words, >= 3 features, >= 5 native and >= 3 enhanced cases per feature;
+2. **ablations**: every single-decision ablation of the golden fails >= 2 hidden cases;
+3. **tells**: each hidden decision's tells appear in exactly one L1 record (its own; the public case files are
+   records too) and in no L1 text or context pointer;
+4. **ambiguity**: after the public cases some wrong value of each hidden decision still agrees with all of them;
+5. **routing** (the default router): every stored trigger routes top-1 to its record, and at least half of each
+   decision's held-out paraphrases reach it in the top 3 (the share over all of them is reported);
+6. **naive ceiling**: the golden with every hidden decision at its naive default scores at most
+   :data:`NAIVE_CEILING` Overall on the hidden tiers;
+7. **determinism**: the golden's outputs are the same on a second run.
+
+The real harness (golden 100%, empty 0%, both goldens of a two-language family agreeing) is ``icae-env tasks
+validate``'s job: it costs seconds per task where these cost milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from icae_env.families.cases import Ablations
+from icae_env.families.model import Model, load_model
+from icae_env.families.spec import Family, Plan
+from icae_env.tasks.models import Task
+from icae_env.user_agent.grounded import documents_for, make_router
+
+__all__ = ["NAIVE_CEILING", "Certificate", "certify"]
+
+NAIVE_CEILING = 0.5
+L1_WORDS = (150, 250)
+MIN_FEATURES, MIN_NATIVE, MIN_ENHANCED, MIN_ABLATION_FAILS = 3, 5, 3, 2
+
+
+@dataclass
+class Certificate:
+    """What certification found.
+
+    Attributes:
+        failures: One line per broken rule (empty: certified).
+        metrics: Figures of the task (L1 words, paraphrase top-3 share, naive-default Overall ...).
+    """
+
+    failures: list[str] = field(default_factory=list)
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every check passed."""
+        return not self.failures
+
+
+def _hidden_cases(task: Task) -> list[tuple[Any, str]]:
+    return [
+        (c.input, c.expected_text) for tier in ("native", "enhanced") for f in task.tests.tier(tier) for c in f.cases
+    ]
+
+
+def _fails(model: Model, cases: list[tuple[Any, str]]) -> int:
+    failed = 0
+    for data, expected in cases:
+        try:
+            failed += model(data) != expected
+        except Exception:  # noqa: BLE001 - a crash fails the case
+            failed += 1
+    return failed
+
+
+def _richness(task: Task, cert: Certificate) -> None:
+    words = len(task.prd("L1").split())
+    cert.metrics["l1_words"] = words
+    if not L1_WORDS[0] <= words <= L1_WORDS[1]:
+        cert.failures.append(f"richness: L1 has {words} words, not {L1_WORDS[0]}-{L1_WORDS[1]}")
+    stems = {f.stem for f in task.tests.public} | {f.stem for f in task.tests.native}
+    if len(stems) < MIN_FEATURES:
+        cert.failures.append(f"richness: {len(stems)} features, fewer than {MIN_FEATURES}")
+    for tier, least in (("native", MIN_NATIVE), ("enhanced", MIN_ENHANCED)):
+        for case_file in task.tests.tier(tier):  # type: ignore[arg-type]
+            if len(case_file.cases) < least:
+                cert.failures.append(f"richness: {tier} {case_file.stem} has {len(case_file.cases)} cases, < {least}")
+
+
+def _ablations(task: Task, others: Ablations, cert: Certificate) -> None:
+    cases = _hidden_cases(task)
+    failed = {pair: _fails(model, cases) for pair, model in others.items()}
+    cert.metrics["min_ablation_fails"] = min(failed.values(), default=0)
+    for (name, value), count in failed.items():
+        if count < MIN_ABLATION_FAILS:
+            cert.failures.append(f"ablation: {name}={value} fails only {count} hidden cases")
+
+
+def _record_ids(family: Family, plan: Plan) -> dict[str, str]:
+    return {name: f"C{i:03d}" for i, name in enumerate(plan.hidden, start=1)}
+
+
+def _tells(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
+    data = task.user_agent_data("L1")
+    texts = [
+        task.prd("L1").lower(),
+        *(f"{p.vague_reference} {p.actual_meaning}".lower() for p in data.context_pointers),
+    ]
+    ids = _record_ids(family, plan)
+    for name in plan.hidden:
+        for tell in family.decision(name).value(plan.values[name]).tells:
+            needle = tell.format(**plan.skin.words).lower()
+            holders = [r.constraint_id for r in data.hidden_constraints if needle in r.oracle_response.lower()]
+            if holders != [ids[name]]:
+                cert.failures.append(f"tells: {needle!r} of {name} is in records {holders}, not only {ids[name]}")
+            if any(needle in text for text in texts):
+                cert.failures.append(f"tells: {needle!r} of {name} is in the L1 text or a context pointer")
+
+
+def _ambiguity(plan: Plan, task: Task, others: Ablations, cert: Certificate) -> None:
+    public = [(c.input, c.expected_text) for f in task.tests.public for c in f.cases]
+    for name in plan.hidden:
+        if not any(_fails(m, public) == 0 for (d, _), m in others.items() if d == name):
+            cert.failures.append(f"ambiguity: the public cases leave no wrong value of {name} open")
+
+
+def _routing(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
+    documents = documents_for(task.user_agent_data("L1"))
+    router = make_router("lexical", documents)
+    ids = _record_ids(family, plan)
+    reached = total = 0
+    for name in plan.hidden:
+        decision = family.decision(name)
+        for trigger in decision.triggers:
+            top = [documents[m.index].doc_id for m in router.route(trigger)[:1]]
+            if top != [ids[name]]:
+                cert.failures.append(f"routing: stored trigger {trigger!r} of {name} routes to {top}")
+        hits = [
+            ids[name] in [documents[m.index].doc_id for m in router.route(q.format(**plan.skin.words))[:3]]
+            for q in decision.paraphrases
+        ]
+        reached, total = reached + sum(hits), total + len(hits)
+        if 2 * sum(hits) < len(hits):
+            cert.failures.append(f"routing: only {sum(hits)}/{len(hits)} held-out paraphrases of {name} reach it")
+    cert.metrics["paraphrase_top3"] = reached / total if total else 1.0
+
+
+def _naive(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
+    naive = plan
+    for name in plan.hidden:
+        naive = naive.with_value(name, family.decision(name).naive)
+    cases = _hidden_cases(task)
+    overall = 1.0 - _fails(load_model(family.golden(naive, "python")), cases) / len(cases) if cases else 0.0
+    cert.metrics["naive_overall"] = overall
+    if overall > NAIVE_CEILING:
+        cert.failures.append(f"naive ceiling: the all-defaults golden scores {overall:.2f} > {NAIVE_CEILING}")
+
+
+def certify(family: Family, plan: Plan, task: Task, golden: dict[str, str], others: Ablations) -> Certificate:
+    """Run every in-process check on a generated task (see the module docstring)."""
+    cert = Certificate()
+    _richness(task, cert)
+    _ablations(task, others, cert)
+    _tells(family, plan, task, cert)
+    _ambiguity(plan, task, others, cert)
+    _routing(family, plan, task, cert)
+    _naive(family, plan, task, cert)
+    model = load_model(golden)
+    if _fails(model, _hidden_cases(task)):
+        cert.failures.append("determinism: the golden's outputs changed on a second run")
+    return cert

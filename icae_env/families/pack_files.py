@@ -1,0 +1,212 @@
+"""The files of a generated task pack (``task.yaml``, PRDs, case tiers, golden), in the icae-env pack format.
+
+The PRDs follow ICAE's levels: **L1** is the business framing, one vague clause per feature and (knob
+``l1_signals``) one per hidden decision; **L2** adds the ground sentences of the reveal set; **L3** is the ground PRD
+with the masked decisions' literals replaced by ``(ask for it)``; **ground** states everything. Each level hides
+what its PRD omits: L1 every hidden decision's record, L2 those not revealed, L3 one literal record per masked
+decision. A canary string marks every generated pack.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import yaml
+
+from icae_env.families.cases import Cases
+from icae_env.families.spec import Family, Plan
+
+__all__ = ["CANARY_PREFIX", "FALLBACK", "GOLDEN_ADAPTERS", "canary", "golden_repository", "pack_files"]
+
+CANARY_PREFIX = "icae-gen-canary"
+FALLBACK = (
+    "I don't have more detail on that. Ask me about a specific input, output or rule of the tool and I will tell "
+    "you what we decided."
+)
+MASK = "(ask for it)"
+
+_PY_ADAPTER = '''"""Execution adapter: one JSON value on stdin, the tool's output on stdout."""
+
+import json
+import sys
+
+from {package} import handle
+
+if __name__ == "__main__":
+    print(handle(json.load(sys.stdin)), end="")
+'''
+_JS_ADAPTER = """// Execution adapter: one JSON value on stdin, the tool's output on stdout.
+const { handle } = require("./src/index.js");
+
+let text = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => { text += chunk; });
+process.stdin.on("end", () => { process.stdout.write(handle(JSON.parse(text))); });
+"""
+_TEST_SH = r"""#!/usr/bin/env bash
+# rcb_tests/test.sh: every case of rcb_tests/<cases-dir>/*.json through the adapter, one process per case,
+# raw stdout to rcb_tests/stdout/<cases-dir>/<stem>@<i>.txt
+set -u
+cd "$(dirname "$0")/.." || exit 1
+CASES_DIR=public_test_cases
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cases-dir) CASES_DIR="${2:-public_test_cases}"; shift 2 || shift ;;
+    --cases-dir=*) CASES_DIR="${1#--cases-dir=}"; shift ;;
+    *) shift ;;
+  esac
+done
+OUT="rcb_tests/stdout/$CASES_DIR"
+mkdir -p "$OUT"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+for f in rcb_tests/"$CASES_DIR"/*.json; do
+  [ -e "$f" ] || continue
+  stem=$(basename "$f" .json)
+  rm -f "$TMP"/*.json
+  n=$({split} "$f" "$TMP") || n=0
+  for ((i = 0; i < ${n:-0}; i++)); do
+    {run} < "$TMP/$i.json" > "$OUT/$stem@$i.txt"
+  done
+done
+exit 0
+"""
+_SPLIT = {
+    "python": """python3 -c '
+import json, os, sys
+try:
+    cases = json.load(open(sys.argv[1], encoding="utf-8")).get("cases", [])
+except Exception:
+    cases = []
+for i, case in enumerate(cases):
+    with open(os.path.join(sys.argv[2], f"{i}.json"), "w", encoding="utf-8") as fh:
+        json.dump(case.get("input") if isinstance(case, dict) else None, fh, ensure_ascii=False)
+print(len(cases))'""",
+    "javascript": """node -e '
+const fs = require("fs");
+let cases = [];
+try { cases = JSON.parse(fs.readFileSync(process.argv[1], "utf8")).cases || []; } catch (e) { cases = []; }
+cases.forEach((c, i) => {
+  fs.writeFileSync(`${process.argv[2]}/${i}.json`, JSON.stringify(c.input === undefined ? null : c.input));
+});
+console.log(cases.length);'""",
+}
+GOLDEN_ADAPTERS = {"python": "adapter.py", "javascript": "adapter.js"}
+
+
+def canary(plan: Plan) -> str:
+    """The canary string of a generated task (searchable in any corpus the task might leak into)."""
+    digest = hashlib.sha256(plan.name.encode("utf-8")).hexdigest()[:16]
+    return f"{CANARY_PREFIX}:{plan.family}:{digest}"
+
+
+def golden_repository(family: Family, plan: Plan, language: str) -> dict[str, str]:
+    """The whole golden repository in ``language``: the family's sources, the adapter and ``rcb_tests/test.sh``."""
+    from icae_env.families.model import python_package
+
+    files = family.golden(plan, language)
+    if language == "python":
+        files["adapter.py"] = _PY_ADAPTER.format(package=python_package(files))
+    else:
+        files["adapter.js"] = _JS_ADAPTER
+    run = "python3 adapter.py" if language == "python" else "node adapter.js"
+    files["rcb_tests/test.sh"] = _TEST_SH.replace("{split}", _SPLIT[language]).replace("{run}", run)
+    files["README.md"] = f"# {_words(plan, family.title)}\n\nReference solution of a generated task ({canary(plan)}).\n"
+    return files
+
+
+def _golden(family: Family, plan: Plan) -> dict[str, str]:
+    return {f"golden/{path}": text for path, text in golden_repository(family, plan, plan.language).items()}
+
+
+def _words(plan: Plan, text: str) -> str:
+    return text.format(**plan.skin.words)
+
+
+def _prds(family: Family, plan: Plan) -> dict[str, str]:
+    title = f"# {_words(plan, family.title)}\n\n{_words(plan, family.intro(plan))}\n"
+    features = [family.feature(stem) for stem in plan.features]
+    value = {name: family.decision(name).value(key) for name, key in plan.values.items()}
+    stated = [_words(plan, value[name].ground) for name in plan.stated]
+    l1 = title + "\n" + "\n".join(f"- {_words(plan, f.l1)}" for f in features) + "\n"
+    clauses = [_words(plan, family.decision(name).clause) for name in plan.hidden]
+    if plan.knobs.get("l1_signals", True) and clauses:
+        l1 += "\n" + " ".join(clauses) + "\n"
+    if stated:
+        l1 += "\n" + " ".join(stated) + "\n"
+    l2 = l1 + "\n" + " ".join(_words(plan, value[name].ground) for name in plan.revealed) + "\n"
+
+    def ground(masked: tuple[str, ...]) -> str:
+        rules = []
+        for name in plan.values:
+            sentence = _words(plan, value[name].ground)
+            literal = value[name].literal
+            rules.append(sentence.replace(_words(plan, literal), MASK) if name in masked and literal else sentence)
+        parts = [title, "## Features", *(f"- {_words(plan, f.ground)}" for f in features), "", "## Rules"]
+        parts += [f"- {rule}" for rule in rules]
+        if family.api_signature:
+            parts += ["", "## Interface", f"`{_words(plan, family.api_signature)}`"]
+        return "\n".join(parts) + "\n"
+
+    return {"prd/L1.md": l1, "prd/L2.md": l2, "prd/L3.md": ground(plan.masked), "prd/ground.md": ground(())}
+
+
+def _records(family: Family, plan: Plan) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
+    records, ids, literal_ids = [], {}, []
+    for i, name in enumerate(plan.hidden, start=1):
+        decision = family.decision(name)
+        value = decision.value(plan.values[name])
+        ids[name] = f"C{i:03d}"
+        records.append({
+            "constraint_id": ids[name], "kind": "behavior", "trigger_keywords": list(decision.triggers),
+            "oracle_response": _words(plan, value.response),
+        })  # fmt: skip
+    for i, name in enumerate(plan.masked, start=1):
+        decision = family.decision(name)
+        literal = decision.value(plan.values[name]).literal or ""
+        literal_ids.append(f"L3_{i:03d}")
+        records.append({
+            "constraint_id": literal_ids[-1], "kind": "literal", "trigger_keywords": list(decision.triggers),
+            "oracle_response": _words(plan, literal),
+        })  # fmt: skip
+    hidden = {
+        "L1": [ids[name] for name in plan.hidden],
+        "L2": [ids[name] for name in plan.hidden if name not in plan.revealed],
+        "L3": literal_ids,
+    }
+    return records, hidden
+
+
+def _case_files(cases: Cases) -> dict[str, str]:
+    files = {}
+    for tier, by_stem in (("public", cases.public), ("native", cases.native), ("enhanced", cases.enhanced)):
+        for stem, pairs in by_stem.items():
+            body = {"description": stem, "cases": [{"input": x, "expected_output": y} for x, y in pairs]}
+            files[f"cases/{tier}/{stem}.json"] = json.dumps(body, ensure_ascii=False, indent=1) + "\n"
+    return files
+
+
+def pack_files(family: Family, plan: Plan, cases: Cases) -> dict[str, str]:
+    """Every file of the task pack of ``plan`` (paths relative to the pack directory, named ``plan.task_id``)."""
+    records, hidden = _records(family, plan)
+    meta = {
+        "family": plan.family, "split": plan.split, "index": plan.index, "knobs": plan.knobs,
+        "canary": canary(plan), "attempt": plan.attempt, "language": plan.language, "features": list(plan.features),
+        "decisions": dict(plan.values), "hidden": list(plan.hidden), "revealed": list(plan.revealed),
+        "masked": list(plan.masked), "stated": list(plan.stated),
+    }  # fmt: skip
+    spec = {
+        "id": plan.task_id,
+        "title": _words(plan, family.title),
+        "language": plan.language,
+        "golden_api_signature": _words(plan, family.api_signature),
+        "fallback_response": FALLBACK,
+        "constraints": records,
+        "levels": {level: {"hidden": ids} for level, ids in hidden.items()},
+        "meta": meta,
+    }
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    files = {"task.yaml": yaml.dump(spec, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)}
+    return {**files, **_prds(family, plan), **_case_files(cases), **_golden(family, plan)}

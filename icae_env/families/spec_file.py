@@ -1,0 +1,130 @@
+"""A family's texts and decisions live in a YAML file beside its module, loaded strictly.
+
+The file (``<family module>.yaml``) holds ``name``, ``title``, ``languages``, ``held_out``, ``api_signature``,
+``intro`` and the lists ``features``, ``decisions`` (each with its ``values``) and ``skins``, in the shapes of
+:class:`~icae_env.families.spec.Feature`, :class:`~icae_env.families.spec.Decision`,
+:class:`~icae_env.families.spec.Value` and :class:`~icae_env.families.spec.Skin`. Texts may use the skin's words
+as ``{word}`` placeholders (write a literal brace as ``{{``). An error names the file and the field.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from icae_env.families.spec import Decision, Feature, Skin, Value
+from icae_env.tasks.pack import read_yaml_mapping, validate_model
+
+__all__ = ["FamilySpec", "load_family_spec"]
+
+MIN_PHRASES = 8
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class _Value(_Strict):
+    key: str = Field(min_length=1)
+    response: str = Field(min_length=1)
+    ground: str = Field(min_length=1)
+    tells: tuple[str, ...] = Field(min_length=1)
+    literal: str | None = None
+
+
+class _Decision(_Strict):
+    name: str = Field(min_length=1)
+    naive: str
+    clause: str = Field(min_length=1)
+    features: tuple[str, ...] = Field(min_length=1)
+    triggers: tuple[str, ...] = Field(min_length=MIN_PHRASES)
+    paraphrases: tuple[str, ...] = Field(min_length=MIN_PHRASES)
+    values: tuple[_Value, ...] = Field(min_length=2, max_length=4)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> _Decision:
+        keys = [v.key for v in self.values]
+        if len(set(keys)) != len(keys) or self.naive not in keys:
+            raise ValueError(f"values must have distinct keys and include the naive default {self.naive!r}")
+        if set(self.triggers) & set(self.paraphrases):
+            raise ValueError("a held-out paraphrase must not also be a stored trigger")
+        for value in self.values:
+            if value.literal is not None and value.literal not in value.ground:
+                raise ValueError(f"value {value.key!r}: its literal {value.literal!r} is not in its ground sentence")
+        return self
+
+
+class _Feature(_Strict):
+    stem: str = Field(pattern=r"^feature[0-9]+_[a-z0-9_]+$")
+    title: str
+    ground: str
+    l1: str
+    core: bool = False
+
+
+class _Skin(_Strict):
+    name: str
+    words: dict[str, str]
+    pools: dict[str, tuple[Any, ...]] = {}
+
+
+class FamilySpec(_Strict):
+    """The contents of a family's YAML file."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+    title: str
+    languages: tuple[str, ...] = ("python",)
+    held_out: bool = False
+    api_signature: str = ""
+    intro: str = Field(min_length=1)
+    features: tuple[_Feature, ...] = Field(min_length=3)
+    decisions: tuple[_Decision, ...] = Field(min_length=1)
+    skins: tuple[_Skin, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _references(self) -> FamilySpec:
+        stems = {f.stem for f in self.features}
+        for decision in self.decisions:
+            missing = set(decision.features) - stems
+            if missing:
+                raise ValueError(f"decision {decision.name!r} names unknown features {sorted(missing)}")
+        words = set(self.skins[0].words)
+        if any(set(skin.words) != words for skin in self.skins):
+            raise ValueError("every skin must define the same words")
+        return self
+
+    def features_(self) -> tuple[Feature, ...]:
+        """As :class:`Feature` objects."""
+        return tuple(Feature(f.stem, f.title, f.ground, f.l1, f.core) for f in self.features)
+
+    def decisions_(self) -> tuple[Decision, ...]:
+        """As :class:`Decision` objects."""
+        return tuple(
+            Decision(
+                d.name,
+                tuple(Value(v.key, v.response, v.ground, v.tells, v.literal) for v in d.values),
+                d.naive,
+                d.clause,
+                d.triggers,
+                d.paraphrases,
+                d.features,
+            )
+            for d in self.decisions
+        )
+
+    def skins_(self) -> tuple[Skin, ...]:
+        """As :class:`Skin` objects."""
+        return tuple(Skin(s.name, dict(s.words), dict(s.pools)) for s in self.skins)
+
+
+@cache
+def load_family_spec(path: Path) -> FamilySpec:
+    """Load and check a family's YAML file.
+
+    Raises:
+        TaskValidationError: naming the file and the field that is wrong.
+    """
+    return validate_model(FamilySpec, path, read_yaml_mapping(path))

@@ -1,0 +1,128 @@
+"""The family framework on its reference family: purity, splits, distinctness, knobs, names, distributions, packs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import icae_env
+import icae_env.families.generation as generate_module
+from icae_env.cli.generate import write_pack_files
+from icae_env.errors import ArgumentError, TaskNotFoundError, UnknownNameError
+from icae_env.families import Knobs, TaskDistribution, TaskRejected, generate, get_family, task_name
+from icae_env.families.generation import parse_name
+from icae_env.families.keys import KeySpace, distance, stream
+from icae_env.families.plan import behaviour_key, plan_task
+from icae_env.tasks import load_task
+from icae_env.tasks.pack import load_pack
+
+FAMILY = "ledger-report"
+
+
+def _fresh(index: int, split: str = "train", knobs: Knobs | None = None):
+    generate_module._CACHE.clear()  # generation is pure: a second run from scratch must give the same pack
+    return generate(FAMILY, split, index, knobs)
+
+
+def test_generation_is_a_pure_function_of_its_identity():
+    first, second = _fresh(5), _fresh(5)
+    assert first.files == second.files and first.certificate.ok
+    assert first.files != _fresh(6).files
+    assert stream(FAMILY, "train", 5, "x") != stream(FAMILY, "train", 6, "x") != stream(FAMILY, "train", 5, "y")
+
+
+def test_every_test_key_is_three_decisions_from_every_train_key():
+    family = get_family(FAMILY)
+    space = KeySpace(family, 5, 4)
+    train = [k for _, k in zip(range(300), space.walk("train"), strict=False)]
+    test = [k for _, k in zip(range(100), space.walk("test"), strict=False)]
+    assert len(train) == 300 and len(test) == 100
+    assert min(distance(a, b) for a in train for b in test) >= 3
+
+
+@pytest.mark.slow
+def test_a_thousand_tasks_behave_differently_and_splits_share_no_hidden_case():
+    family, knobs = get_family(FAMILY), Knobs()
+    keys = [behaviour_key(family, "train", i, knobs) for i in range(1000)]
+    assert len(set(keys)) == 1000
+    hidden = {}
+    for split, count in (("train", 60), ("test", 30)):
+        cases = set()
+        for i in range(count):
+            try:
+                task = generate(FAMILY, split, i).task
+            except TaskRejected:
+                continue
+            cases |= {
+                json.dumps([c.input, c.expected_text])
+                for t in ("native", "enhanced")
+                for f in task.tests.tier(t)
+                for c in f.cases
+            }
+        hidden[split] = cases
+    assert hidden["train"] and not hidden["train"] & hidden["test"]
+
+
+def test_knobs_shape_the_task_and_are_recorded():
+    knobs = Knobs(features=4, surprise=2, public_per_feature=2, budget=8)
+    generated = generate(FAMILY, "train", 0, knobs)
+    meta = generated.task.meta
+    assert (
+        meta["knobs"]["surprise"] == 2 and len(meta["features"]) == 4 and meta["canary"].startswith("icae-gen-canary:")
+    )
+    family = get_family(FAMILY)
+    assert sum(v != family.decision(n).naive for n, v in meta["decisions"].items()) == 2
+    assert all(len(f.cases) >= 1 for f in generated.task.tests.public)
+    assert (
+        generated.task.origin
+        == task_name(FAMILY, "train", 0, knobs)
+        == "gen/ledger-report/train/0?budget=8&features=4&public_per_feature=2&surprise=2"
+    )
+    assert meta["canary"] in generated.files["task.yaml"] and meta["canary"] in generated.files["golden/README.md"]
+
+
+def test_names_load_without_disk_and_errors_are_clear(tmp_path):
+    task = load_task("gen/ledger-report/train/2?features=4")
+    assert task.golden_dir is None and task.golden_files and task.id == "ledger-report-train-2"
+    assert parse_name("gen/ledger-report/test/3")[:3] == ("ledger-report", "test", 3)
+    with pytest.raises(ArgumentError, match=r"gen/<family>/<split>/<index>"):
+        load_task("gen/ledger-report/train/x")
+    with pytest.raises(UnknownNameError, match="unknown task family 'ledgr-report'.*did you mean 'ledger-report'"):
+        load_task("gen/ledgr-report/train/0")
+    with pytest.raises(ArgumentError, match="knob surprise"):
+        load_task("gen/ledger-report/train/0?surprise=-1")
+    with pytest.raises(TaskNotFoundError, match="not one task"):
+        load_task("gen/ledger-report/train")
+    with pytest.raises(TaskNotFoundError, match="no task"):
+        plan_task(get_family(FAMILY), "train", 10**9, Knobs(features=3, domain=2, surprise=0))
+
+
+def test_a_written_pack_loads_to_the_same_task(tmp_path):
+    generated = generate(FAMILY, "test", 1)
+    pack = write_pack_files(generated.files, tmp_path / generated.plan.task_id)
+    from_disk = load_pack(pack)
+    skip = {"golden_dir", "golden_files", "origin"}
+    assert from_disk.model_dump(exclude=skip) == generated.task.model_dump(exclude=skip)
+    assert (pack / "golden" / "rcb_tests" / "test.sh").stat().st_mode & 0o111
+
+
+def test_an_env_draws_from_a_distribution_with_its_seeded_generator():
+    dist = TaskDistribution(families=(FAMILY,), split="train", knobs={"features": (3, 5)})
+    env = icae_env.make("icae/Clarify-v0", task=dist, budget=3)
+    try:
+        drawn = [env.reset(seed=s)[1]["task"] for s in (0, 1, 2, 0)]
+        assert drawn[0] == drawn[3] and len(set(drawn[:3])) == 3
+        *_, info = env.step("how should amounts be formatted")
+        assert info["constraint_ids"]
+    finally:
+        env.close()
+    named = icae_env.make("icae/ProjectBuild-v0", task="gen/ledger-report/test?features=4")
+    try:
+        _, info = named.reset(seed=0)
+        assert info["task"].startswith("ledger-report-test-")
+        assert named.unwrapped.task.meta["split"] == "test"
+    finally:
+        named.close()
+    assert dist.sample(np.random.default_rng(7)).id == dist.sample(np.random.default_rng(7)).id
