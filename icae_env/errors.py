@@ -24,6 +24,7 @@ __all__ = [
     "ConfigError",
     "SandboxError",
     "SandboxPathError",
+    "FetchError",
     "DependencyNotInstalled",
     "ResetNeeded",
     "check_int",
@@ -86,6 +87,14 @@ class SandboxError(IcaeEnvError, RuntimeError):
 
 class SandboxPathError(SandboxError, ValueError):
     """A path given to a sandbox file operation escapes the workspace."""
+
+
+class FetchError(IcaeEnvError, RuntimeError):
+    """Release data could not be fetched or installed.
+
+    An HTTP error, an unreachable host, a checksum mismatch, no disk space, a refused archive member or a failed
+    layout check; the message is one line naming the artifact.
+    """
 
 
 class ResetNeeded(IcaeEnvError, gymnasium.error.ResetNeeded):

@@ -24,6 +24,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from icae_env.cli.data import add_data_commands
 from icae_env.cli.revision import add_revision_commands
 from icae_env.cli.run import add_run_commands
 from icae_env.cli.serve import add_serve_commands
@@ -43,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     add_oracle_commands(commands)
     add_revision_commands(commands)
     add_serve_commands(commands)
+    add_data_commands(commands)
     return parser
 
 
