@@ -3,6 +3,8 @@
 The fixture starts `ray start --head --block` as its own process group (temp dir, free ports, 2 CPUs, token
 authentication with a token of its own) and stops it by that process group's id, never with a machine-wide
 `ray stop`, so that other Ray clusters on the machine (another test run, another user) survive.
+If the test process is killed, the cluster gets SIGTERM (PR_SET_PDEATHSIG) and stops; its temp dir is removed by
+the next run's fixture.
 
 Every Ray test in the suite joins this cluster: Ray caches its authentication mode per process, so a driver that
 once joined a token cluster cannot later start a fresh local cluster in the same process.
@@ -10,6 +12,7 @@ once joined a token cluster cannot later start a fresh local cluster in the same
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import os
 import secrets
@@ -40,6 +43,11 @@ def _free_ports(n: int) -> list[int]:
             probe.close()
 
 
+def _die_with_the_parent() -> None:
+    """In the child before exec: SIGTERM when the test process dies (killed runs leave no cluster behind)."""
+    ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG; `ray start --block` stops its cluster on SIGTERM
+
+
 def _stop_group(proc: subprocess.Popen) -> None:
     """Stop the `ray start` process and everything it started (its own process group), by id."""
     for sig, wait_s in ((signal.SIGTERM, 3), (signal.SIGKILL, 30)):
@@ -60,12 +68,26 @@ def _stop_group(proc: subprocess.Popen) -> None:
         time.sleep(0.2)
 
 
+def _reap_orphaned_temp_dirs() -> None:
+    """Remove the temp dirs of earlier test clusters whose test process is gone (a killed run cannot clean up)."""
+    for temp in Path(tempfile.gettempdir()).glob("icae-ray-*"):
+        owner = temp / "owner.pid"
+        try:
+            os.kill(int(owner.read_text()), 0)
+        except ProcessLookupError:
+            shutil.rmtree(temp, ignore_errors=True)
+        except (OSError, ValueError):  # no owner file yet (being created) or not ours to judge
+            continue
+
+
 @pytest.fixture(scope="session")
 def ray_cluster_env():
     """A separate 2-CPU Ray cluster, started as an operator would; yields the environment a driver needs."""
     if not HAS_RAY:
         pytest.skip("ray is not installed")
+    _reap_orphaned_temp_dirs()
     temp = Path(tempfile.mkdtemp(prefix="icae-ray-"))  # short: Ray's socket paths must fit in 107 bytes
+    (temp / "owner.pid").write_text(str(os.getpid()))
     flags = ("--port", "--ray-client-server-port", "--dashboard-port", "--dashboard-agent-listen-port")
     flags += ("--dashboard-agent-grpc-port", "--metrics-export-port", "--runtime-env-agent-port")
     ports = dict(zip(flags, _free_ports(len(flags)), strict=True))
@@ -76,7 +98,9 @@ def ray_cluster_env():
     auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}  # a token of its own, not ~/.ray's
     log = open(temp / "ray-start.log", "w")  # noqa: SIM115 - closed in the finaliser
     env = {**os.environ, **auth}
-    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True, preexec_fn=_die_with_the_parent
+    )
     try:
         deadline = time.monotonic() + 120
         while "Ray runtime started" not in (temp / "ray-start.log").read_text():

@@ -135,7 +135,7 @@ def test_an_adapter_episode_is_the_envs_episode():
     first = tools.reset(**row)
     assert first.startswith(str(icae_env.load_task("builtin/unidiff").prd("L2"))[:40])
     assert "Wrote 3" in tools.write_file("a.txt", "hi\n") and tools.bash("cat a.txt").startswith("hi")
-    reply = tools.ask("What should the output look like?")
+    reply = tools.ask("How much context is shown around a change?")  # a task-specific record (C004) answers it
     assert tools.info["counters"]["ask"] == 1 and tools.info["recovered"]
     reward = tools.get_reward()  # no submit: get_reward submits
     assert tools.auto_finished and tools.actions[-1] == {"tool": "submit"} and tools.info["score"] is not None
