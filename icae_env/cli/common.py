@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from icae_env.config import RunConfig, load_config
 from icae_env.sandbox.spec import SandboxSpec, parse_option
 
-__all__ = ["add_kind_commands", "add_sandbox_arguments", "config_of", "pct", "sandbox_of", "seconds", "table"]
+__all__ = ["add_kind_commands", "add_sandbox_arguments", "config_of", "count", "pct", "sandbox_of", "seconds", "table"]
 
 
 def pct(value: float | None) -> str:
@@ -35,6 +35,17 @@ def seconds(text: str) -> float:
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
     return value
+
+
+def count(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number >= ``minimum``."""
+
+    def parse(text: str) -> int:
+        if not text.isdigit() or int(text) < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got {text!r}")
+        return int(text)
+
+    return parse
 
 
 def add_sandbox_arguments(parser: argparse.ArgumentParser, config: bool = True) -> None:

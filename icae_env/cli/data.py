@@ -5,19 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from icae_env.cli.common import seconds
+from icae_env.cli.common import count, seconds
 from icae_env.data import ARTIFACT_NAMES, ZENODO, DownloadPolicy, fetch_icae
 from icae_env.errors import FetchError
 
 __all__ = ["add_data_commands"]
 
 _FETCH_HELP = "download, verify and unpack ICAE-Bench's public artifacts (PRDs, test cases, goldens, Kotlin image)"
-
-
-def _retries(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
-    return int(text)
 
 
 def _cmd_fetch(args: argparse.Namespace) -> int:
@@ -46,6 +40,6 @@ def add_data_commands(commands: Any) -> None:
         "--timeout", type=seconds, default=DownloadPolicy.timeout_s, help="socket timeout in seconds (60)"
     )
     fetch.add_argument(
-        "--retries", type=_retries, default=DownloadPolicy.retries, help="retries after a transient error (4)"
+        "--retries", type=count(0), default=DownloadPolicy.retries, help="retries after a transient error (4)"
     )
     fetch.set_defaults(func=_cmd_fetch)

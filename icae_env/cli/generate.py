@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from icae_env.cli.common import table
+from icae_env.cli.common import count, table
 from icae_env.families import Knobs, TaskRejected, family_names, generate, get_family
 from icae_env.families.generation import parse_knobs
 from icae_env.tasks import export_icae
@@ -44,6 +44,14 @@ def write_pack_files(files: dict[str, str], dest: Path) -> Path:
     return write_golden(entries, dest)
 
 
+def _knob(text: str) -> str:
+    """An argparse type: one ``KEY=VALUE`` knob."""
+    key, equals, _ = text.partition("=")
+    if not equals or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return text
+
+
 def _progress(done: int, total: int, rejected: int, started: float) -> None:
     bar = "#" * int(20 * done / max(total, 1))
     sys.stderr.write(f"\r[{bar:<20}] {done}/{total} certified, {rejected} rejected, {time.monotonic() - started:6.1f}s")
@@ -72,8 +80,8 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         sys.stderr.write("\n")
     total = done + sum(rejected.values())
     print(f"{done} certified tasks of {args.family} ({args.split}) in {out}; {sum(rejected.values())}/{total} rejected")
-    for reason, count in rejected.most_common():
-        print(f"  rejected {count}: {reason}")
+    for reason, times in rejected.most_common():
+        print(f"  rejected {times}: {reason}")
     return 0
 
 
@@ -85,9 +93,11 @@ def add_generation_commands(sub: Any) -> None:
     gen = sub.add_parser("generate", help="write certified generated task packs")
     gen.add_argument("family")
     gen.add_argument("--split", choices=("train", "test"), default="train")
-    gen.add_argument("--count", type=int, default=10, help="certified tasks to write")
-    gen.add_argument("--start", type=int, default=0, help="first task index")
-    gen.add_argument("--knob", action="append", default=[], metavar="KEY=VALUE", help="a difficulty knob (repeatable)")
+    gen.add_argument("--count", type=count(1), default=10, help="certified tasks to write")
+    gen.add_argument("--start", type=count(0), default=0, help="first task index")
+    gen.add_argument(
+        "--knob", type=_knob, action="append", default=[], metavar="KEY=VALUE", help="a difficulty knob (repeatable)"
+    )
     gen.add_argument("--out", required=True, help="directory to write the packs into")
     gen.add_argument("--icae", action="store_true", help="write the ICAE-Bench data layout instead of task packs")
     gen.add_argument("--quiet", action="store_true", help="no progress line")

@@ -5,19 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from icae_env.cli.common import add_sandbox_arguments, sandbox_of, seconds
+from icae_env.cli.common import add_sandbox_arguments, count, sandbox_of, seconds
 from icae_env.errors import ConfigError
 from icae_env.sandbox.spec import parse_option
 
 __all__ = ["add_serve_commands"]
 
 _DEFAULT_ENV = "icae/ProjectBuild-v0"
-
-
-def _positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
-    return int(text)
 
 
 def _port(text: str) -> int:
@@ -80,9 +74,7 @@ def add_serve_commands(commands: Any) -> None:
         help="an argument of icae_env.make for every session (repeatable), e.g. task=builtin/unidiff, max_steps=50",
     )
     add_sandbox_arguments(openenv, config=False)
-    openenv.add_argument(
-        "--max-sessions", type=_positive_int, default=4, help="WebSocket sessions open at once (default 4)"
-    )
+    openenv.add_argument("--max-sessions", type=count(1), default=4, help="WebSocket sessions open at once (default 4)")
     openenv.add_argument(
         "--idle-timeout",
         type=seconds,

@@ -79,8 +79,15 @@ def trajectory_header(env: Any) -> tuple[str | None, dict[str, Any]]:
 
 
 def trajectory_name(task: str | Path, level: str, seed: int | None) -> str:
-    """The file name of one episode's trajectory in a run directory: ``<task>-<level>-<seed>.jsonl``."""
-    return f"{Path(str(task)).name}-{level}-{seed}.jsonl"
+    """The file name of one episode's trajectory in a run directory: ``<task>-<level>-<seed>.jsonl``.
+
+    ``<task>`` is a pack directory's name, or a registered name without its namespace, its parts joined by ``-``
+    (``builtin/unidiff`` -> ``unidiff``, ``gen/ledger-report/train/0`` -> ``ledger-report-train-0``), so that
+    generated tasks of different families and splits get different files.
+    """
+    path = Path(str(task))
+    nested = len(path.parts) > 2 and not path.is_absolute() and not path.exists()
+    return f"{'-'.join(path.parts[1:]) if nested else path.name}-{level}-{seed}.jsonl"
 
 
 class TrajectoryWriter:
