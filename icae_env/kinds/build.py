@@ -155,7 +155,8 @@ class BuildKind:
         root, alias, level = parse_icae_ref(str(ref))
         if alias is None:
             raise ArgumentError(f"{ref!r} names a whole data root; expand it with icae_env.run.resolve_tasks")
-        return load_icae_bench(root, alias, level or next(iter(record_levels(root, alias)), "L1"))
+        folder = Path(root).expanduser()
+        return load_icae_bench(folder, alias, level or next(iter(record_levels(folder, alias)), "L1"))
 
     def ref(self, task: Task) -> str:
         """The bare id of a built-in task, its pack directory, or ``icae:<root>#<alias>[#<level>]``."""

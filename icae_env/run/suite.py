@@ -28,11 +28,12 @@ __all__ = ["env_id_for", "resolve_tasks", "rollout", "run_suite"]
 
 def _icae_tasks(part: str, certified: bool | str | Path) -> list[str]:
     """The ``icae:<root>#<alias>`` references of an ``icae:`` part (a whole root expanded), certified ones only."""
-    root, alias, level = parse_icae_ref(part)
+    name, alias, level = parse_icae_ref(part)
+    root = Path(name).expanduser().resolve()
     aliases = [alias] if alias else icae_aliases(root)
     if certified is not False:
         aliases = certified_aliases(root, None if certified is True else certified, aliases)
-    return [icae_ref(Path(root).resolve(), a, level) for a in aliases]
+    return [icae_ref(root, a, level) for a in aliases]
 
 
 def resolve_tasks(spec: str, certified: bool | str | Path = False) -> list[str]:

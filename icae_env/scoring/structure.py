@@ -168,7 +168,7 @@ def _similarity(golden: set[str], generated: set[str]) -> float:
 
 
 def measure_structure(
-    workspace: Path, golden: Path | None = None, language: str = "", denominators: Mapping[str, int] | None = None
+    workspace: Path, golden: Path | None = None, language: str = "", denominators: Mapping[str, object] | None = None
 ) -> StructureReport:
     """Measure ``workspace`` and, when ``golden`` is given, compare it with the golden solution.
 
@@ -198,7 +198,9 @@ def measure_structure(
         golden_size.update(total_code_files=len(golden_files), total_lines_of_code=sum(_loc(p) for p in golden_files))
         golden_classes, golden_methods = _names(golden_files)
         report.update(class_sim=_similarity(golden_classes, classes), method_sim=_similarity(golden_methods, methods))
-    golden_size.update({k: v for k, v in (denominators or {}).items() if k in golden_size and v})
+    golden_size.update(
+        {k: v for k, v in (denominators or {}).items() if k in golden_size and isinstance(v, int) and v > 0}
+    )
     golden_files_n, golden_loc = golden_size["total_code_files"], golden_size["total_lines_of_code"]
     report.update(
         golden_files=golden_files_n,

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import JsonValue, ValidationError
 
 from icae_env.errors import IcaeImportError
 from icae_env.tasks.golden import write_golden
@@ -79,10 +79,10 @@ def _read_level_file(root: Path, alias: str, level: str, notes: Notes) -> dict[s
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        notes.add(f"{level}: {path.name} is not valid JSON ({exc.__class__.__name__}), level skipped")
+        notes.add(f"{level}: {path} is not valid JSON ({exc}), level skipped")
         return None
     if not isinstance(data, dict):
-        notes.add(f"{level}: {path.name} is not a JSON object, level skipped")
+        notes.add(f"{level}: {path} is not a JSON object, level skipped")
         return None
     return data
 
@@ -204,8 +204,8 @@ def _language(meta: dict[str, Any], golden: Path | None, notes: Notes) -> str:
     return guess
 
 
-def _denominators(meta: dict[str, Any], notes: Notes) -> dict[str, int]:
-    found = {}
+def _denominators(meta: dict[str, Any], notes: Notes) -> dict[str, JsonValue]:
+    found: dict[str, JsonValue] = {}
     for name in DENOMINATORS:
         value = meta.get(name)
         try:
@@ -248,7 +248,8 @@ def load_icae_bench(root: str | Path, alias: str, level: str = "L1") -> Task:
     raw_levels = {lv: data for lv, data in read.items() if data is not None}
     if level not in raw_levels:
         have = sorted(raw_levels) or "none"
-        raise IcaeImportError(f"{root}: task {alias!r} has no usable {level} record file; levels present: {have}")
+        why = "".join(f"; {note}" for note in notes.lines() if note.startswith(f"{level}: "))
+        raise IcaeImportError(f"{root}: task {alias!r} has no usable {level} record file; levels present: {have}{why}")
     levels = {lv: _level_spec(root, alias, lv, data, notes) for lv, data in raw_levels.items()}
     public = _embedded_public(raw_levels[level].get("public_test_cases"), notes)
     key = str(meta.get("key") or alias)
