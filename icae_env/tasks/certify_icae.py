@@ -4,8 +4,10 @@ For each task, :func:`certify_task` loads every level (a failure, a missing leve
 ``data-error``), makes the sandbox of the task's language and checks its image is present (``image-missing``,
 before anything runs), runs an empty workspace in it (the tool versions of the task's toolchain; an empty workspace
 must pass no case), then scores the golden on every tier with ICAE's time limits, where the golden ships
-``rcb_tests/test.sh`` (``no-harness`` when it is upstream source only). A golden that passes every case is ``ok``;
-otherwise ``golden-fails`` (or ``timeout`` when a case ran out of time) with the failing cases.
+``rcb_tests/test.sh`` or its test-case tree does (``rcb_tests_repos/<key>/rcb_tests/test.sh``, laid over a copy
+of the golden; ``no-harness`` when neither has one: the golden is upstream source only). A golden that passes
+every case is ``ok``; otherwise ``golden-fails`` (or ``timeout`` when a case ran out of time) with the failing
+cases.
 
 :func:`certify_icae` does this for many tasks, ``jobs`` at a time (threads: the work runs in sandboxes), writes a
 status file per task (:mod:`icae_env.tasks.certify_status`) as each one finishes, and skips tasks whose status
@@ -17,6 +19,7 @@ the ``ok`` tasks.
 from __future__ import annotations
 
 import shlex
+import shutil
 import sys
 import tempfile
 import threading
@@ -41,6 +44,7 @@ from icae_env.tasks.certify_status import (
     is_current,
     read_status,
     status_dir,
+    task_dirs,
     write_status,
 )
 from icae_env.tasks.icae_bench import load_icae_bench
@@ -160,17 +164,38 @@ def _run_empty(task: Task, spec: SandboxSpec, header: dict[str, Any]) -> tuple[S
     return None
 
 
+def _harness_of(root: str | Path, alias: str, golden: Path) -> Path | None:
+    """The ``rcb_tests`` directory holding the golden's ``test.sh``: the golden's own, else the tests tree's."""
+    if (golden / "rcb_tests" / "test.sh").is_file():
+        return golden / "rcb_tests"
+    tests = task_dirs(root, alias)[1]
+    return tests / "rcb_tests" if tests is not None and (tests / "rcb_tests" / "test.sh").is_file() else None
+
+
 def _run_golden(
-    task: Task, spec: SandboxSpec, limits: ScoreLimits | None, header: dict[str, Any]
+    root: str | Path, alias: str, task: Task, spec: SandboxSpec, limits: ScoreLimits | None, header: dict[str, Any]
 ) -> tuple[Status, str]:
-    """Score the golden on every tier; record the tiers and failing cases in ``header``."""
+    """Score the golden on every tier; record the tiers and failing cases in ``header``.
+
+    A golden without ``rcb_tests/test.sh`` is scored with the harness of the test-case tree
+    (``rcb_tests_repos/<key>/rcb_tests/test.sh``) laid over a copy of it, when the release ships one there.
+    """
     golden = task.golden_dir
-    if golden is None or not (golden / "rcb_tests" / "test.sh").is_file():
+    harness = None if golden is None else _harness_of(root, alias, golden)
+    if golden is None or harness is None:
         return (
             "no-harness",
-            f"the golden {golden.name if golden else ''} is upstream source only (no rcb_tests/test.sh)",
+            f"the golden {golden.name if golden else ''} is upstream source only (no rcb_tests/test.sh in it or in "
+            "its test-case tree)",
         )
-    report = score(task, golden, structure=False, sandbox=spec, limits=limits)
+    with tempfile.TemporaryDirectory(prefix="icae-golden-") as scratch:
+        if harness.parent != golden:
+            workspace = Path(scratch) / golden.name
+            shutil.copytree(golden, workspace, symlinks=True)
+            shutil.copytree(harness, workspace / "rcb_tests", symlinks=True, dirs_exist_ok=True)
+            golden = workspace
+        header["harness"] = "tests" if harness.parent != task.golden_dir else "golden"
+        report = score(task, golden, structure=False, sandbox=spec, limits=limits)
     header["tiers"] = {
         name: TierCount(passed=t.passed, total=t.total, duration_s=round(t.duration_s, 3))
         for name, t in report.tiers.items()
@@ -211,7 +236,7 @@ def certify_task(
     verdict = _run_empty(task, spec, header)
     clock.lap("probe_s")
     if verdict is None:
-        verdict = _run_golden(task, spec, limits, header)
+        verdict = _run_golden(root, alias, task, spec, limits, header)
         clock.lap("golden_s")
     return TaskStatus(**header, status=verdict[0], message=verdict[1], timings=clock.done())
 

@@ -32,6 +32,7 @@ __all__ = [
     "is_current",
     "read_status",
     "status_dir",
+    "task_dirs",
     "write_status",
 ]
 
@@ -76,6 +77,8 @@ class TaskStatus(_Frozen):
         sandbox: The sandbox backend the golden ran in.
         image: The container image (None for backends without images).
         levels: The levels that loaded.
+        harness: Where the golden's ``rcb_tests/test.sh`` came from: ``golden`` (its own) or ``tests`` (the
+            test-case tree's, laid over the golden); None when it has none.
         tiers: The golden's passed/total per tier.
         failing_cases: Every case the golden fails.
         empty_passed: Cases an empty workspace passes (must be 0).
@@ -94,6 +97,7 @@ class TaskStatus(_Frozen):
     sandbox: str
     image: str | None = None
     levels: tuple[str, ...] = ()
+    harness: Literal["golden", "tests"] | None = None
     tiers: dict[str, TierCount] = {}
     failing_cases: tuple[FailingCase, ...] = ()
     empty_passed: int = 0
@@ -144,7 +148,9 @@ def _hash_tree(digest: Any, folder: Path, by_content: bool) -> None:
             digest.update(f"{info.st_size}:{info.st_mtime_ns}".encode())
 
 
-def _task_dirs(root: Path, alias: str) -> tuple[str, Path | None, Path | None]:
+def task_dirs(root: str | Path, alias: str) -> tuple[str, Path | None, Path | None]:
+    """Return ``(repo_alias.json entry as JSON, test-case tree, golden tree)`` of ``alias`` (None: absent)."""
+    root = Path(root)
     meta = read_alias_table(root).get(alias)
     key = str(meta.get("key") or alias) if isinstance(meta, dict) else alias
     names = (key, alias)
@@ -156,7 +162,7 @@ def _task_dirs(root: Path, alias: str) -> tuple[str, Path | None, Path | None]:
 def fingerprint(root: str | Path, alias: str) -> tuple[str, str | None]:
     """Return ``(data_sha256, golden_sha256)`` of task ``alias`` (the golden's is None without a golden)."""
     root = Path(root)
-    entry, tests, golden = _task_dirs(root, alias)
+    entry, tests, golden = task_dirs(root, alias)
     data = hashlib.sha256(entry.encode())
     for json_dir, prd_dir in LEVEL_DIRS.values():
         for path in (root / "user_agent" / json_dir / f"{alias}.json", root / prd_dir / alias / "start.md"):

@@ -180,3 +180,17 @@ def test_certify_cli_lists_failures_and_refuses_bad_arguments(tmp_path):
     assert "0/1 tasks ok" in run.stdout and (tmp_path / "status" / "token-bucket.json").is_file()
     bad = _icae_env("tasks", "certify-icae", str(root), "--jobs", "0")
     assert bad.returncode == 2 and "--jobs" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_harness_in_the_test_case_tree_is_laid_over_a_source_only_golden(tmp_path):
+    root = _export(tmp_path / "release", ["builtin/token-bucket"])
+    export_icae(load_task("builtin/token-bucket"), root, alias="source-only")
+    harness = root / "realcode_repos" / "token-bucket" / "rcb_tests" / "test.sh"
+    shutil.move(harness, root / "rcb_tests_repos" / "token-bucket" / "rcb_tests" / "test.sh")
+    _strip_harness(root, "token-bucket")
+    _strip_harness(root, "source-only")
+    statuses = {s.alias: s for s in certify_icae(root, progress=False).statuses}
+    assert statuses["token-bucket"].status == "ok" and statuses["token-bucket"].harness == "tests"
+    assert not (root / "realcode_repos" / "token-bucket" / "rcb_tests").exists()  # scored on a copy
+    assert statuses["source-only"].status == "no-harness" and statuses["source-only"].harness is None
+    assert "upstream source only" in statuses["source-only"].message
