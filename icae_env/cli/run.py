@@ -25,7 +25,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         env_kwargs["budget"] = args.budget
     results = run_suite(
         policy_class,
-        resolve_tasks(args.tasks),
+        resolve_tasks(args.tasks, certified=False if args.certified is None else args.certified),
         [lv.strip() for lv in args.levels.split(",")],
         [int(s) for s in str(args.seeds).split(",") if s.strip()],
         out_dir=out,
@@ -76,7 +76,17 @@ def _add_run(commands: Any) -> None:
     run.add_argument(
         "--tasks",
         default="builtin",
-        help="comma-separated names or pack paths; 'builtin' = every built-in task, 'revision' = every revision task",
+        help="comma-separated names or pack paths; 'builtin' = every built-in task, 'revision' = every revision task, "
+        "'icae:ROOT' = every task of an ICAE-Bench data root ('icae:ROOT#ALIAS' one of them)",
+    )
+    run.add_argument(
+        "--certified",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="DIR",
+        help="keep only ICAE tasks certified ok by 'icae-env tasks certify-icae' (status files in DIR, "
+        "default ROOT/.certify)",
     )
     run.add_argument("--levels", default="L1", help="comma-separated levels (L1,L2,L3,ground)")
     run.add_argument("--seeds", default="0", help="comma-separated reset seeds")

@@ -1,4 +1,4 @@
-"""``icae-env tasks list|validate|export-icae|inspect-icae`` and ``icae-env score``."""
+"""``icae-env tasks list|validate|export-icae|inspect-icae|certify-icae`` and ``icae-env score``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 
 from icae_env.cli.common import add_kind_commands, add_sandbox_arguments, config_of, pct, sandbox_of, table
 from icae_env.cli.generate import add_generation_commands
+from icae_env.cli.icae import add_icae_commands
 from icae_env.errors import IcaeEnvError
 from icae_env.scoring import ScoreReport, score
 from icae_env.tasks import TIERS, export_icae, list_tasks, load_icae_bench, load_task
@@ -141,7 +142,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def add_tasks_commands(commands: Any) -> None:
-    """Register ``tasks list|validate|export-icae|inspect-icae``."""
+    """Register ``tasks list|validate|export-icae|inspect-icae|certify-icae``."""
     helps = ("list, validate, export and import tasks", "list the built-in tasks", _VALIDATE_HELP)
     sub = add_kind_commands(commands, "tasks", helps, _cmd_list, _cmd_validate)
     add_generation_commands(sub)
@@ -155,6 +156,7 @@ def add_tasks_commands(commands: Any) -> None:
     inspect.add_argument("aliases", nargs="*")
     inspect.add_argument("-v", "--verbose", action="store_true", help="print every normalisation note")
     inspect.set_defaults(func=_cmd_inspect)
+    add_icae_commands(sub)
 
 
 def add_score_command(commands: Any) -> None:

@@ -1,6 +1,7 @@
 """Task kind ``build``: ICAE-Bench project building from a fuzzy PRD, scored black-box on hidden test tiers.
 
-Tasks are :class:`~icae_env.tasks.Task` (built-in ``builtin/<name>``, task packs, ICAE-Bench imports). The
+Tasks are :class:`~icae_env.tasks.Task` (built-in ``builtin/<name>``, task packs, ICAE-Bench imports named
+``icae:<root>#<alias>``, see :mod:`icae_env.tasks.icae_root`). The
 workspace starts empty (or with the task's starting files); evaluation replays the delivery's
 ``rcb_tests/test.sh`` on each tier in fresh sandboxes (:func:`icae_env.scoring.score`), exactly as ICAE-Bench does.
 
@@ -19,11 +20,13 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict
 
 from icae_env.core import EvalContext, Score, Solution, Transcript, WeightedReward
+from icae_env.errors import ArgumentError
 from icae_env.kinds.common import golden_actions, hidden_paths, oracle_questions, pack_ref
 from icae_env.sandbox.base import Sandbox
 from icae_env.scoring import ScoreLimits, ScoreReport, StructureReport, score
 from icae_env.tasks import Task, list_tasks, load_task
-from icae_env.tasks.icae_bench import is_icae_import
+from icae_env.tasks.icae_bench import ICAE_ORIGIN, is_icae_import, load_icae_bench
+from icae_env.tasks.icae_root import icae_ref, is_icae_ref, parse_icae_ref, record_levels
 from icae_env.user_agent.metrics import InteractionStats
 
 __all__ = ["ICAE_DELIVERY", "INTRO", "BuildKind", "BuildScore", "RewardConfig", "TierSummary", "reward_components"]
@@ -134,15 +137,31 @@ class BuildKind:
         return True
 
     def load(self, ref: str | Path) -> Any:
-        """Load a built-in task, a pack, or a generated task or distribution (``gen/...``)."""
+        """Load a built-in task, a pack, a generated task or distribution (``gen/...``) or an ICAE task.
+
+        ICAE tasks are named ``icae:<root>#<alias>[#<level>]``.
+
+        Raises:
+            TaskNotFoundError: for an unknown built-in name or pack path.
+            ArgumentError: for an ``icae:`` reference without an alias (a whole root is a list of tasks).
+            IcaeImportError: when the ICAE task cannot be loaded.
+        """
         if isinstance(ref, str) and ref.startswith("gen/"):
             from icae_env.families import load_generated
 
             return load_generated(ref)
-        return load_task(ref)
+        if not is_icae_ref(ref):
+            return load_task(ref)
+        root, alias, level = parse_icae_ref(str(ref))
+        if alias is None:
+            raise ArgumentError(f"{ref!r} names a whole data root; expand it with icae_env.run.resolve_tasks")
+        folder = Path(root).expanduser()
+        return load_icae_bench(folder, alias, level or next(iter(record_levels(folder, alias)), "L1"))
 
     def ref(self, task: Task) -> str:
-        """The bare id of a built-in task, else its pack directory."""
+        """The bare id of a built-in task, its pack directory, or ``icae:<root>#<alias>[#<level>]``."""
+        if is_icae_import(task):
+            return icae_ref(task.origin[len(ICAE_ORIGIN) :], task.id, task.default_level)
         return pack_ref(task)
 
     def setup(self, task: Task, box: Sandbox) -> None:

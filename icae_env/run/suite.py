@@ -20,12 +20,34 @@ from icae_env.kinds import kind_for, make_kind
 from icae_env.registration import kind_entries, kind_entry, runtime_rows
 from icae_env.run.episode import AnyPolicy, EpisodeResult, run_episode
 from icae_env.run.records import EpisodeJob, ResultSink, RolloutReport, make_jobs
+from icae_env.tasks.certify_status import certified_aliases
+from icae_env.tasks.icae_root import icae_aliases, icae_ref, is_icae_ref, parse_icae_ref
 
 __all__ = ["env_id_for", "resolve_tasks", "rollout", "run_suite"]
 
 
-def resolve_tasks(spec: str) -> list[str]:
-    """Expand a comma-separated task list: a kind's suite word (``builtin``, ``revision``) is its every task.
+def _icae_tasks(part: str, certified: bool | str | Path) -> list[str]:
+    """The ``icae:<root>#<alias>`` references of an ``icae:`` part (a whole root expanded), certified ones only."""
+    name, alias, level = parse_icae_ref(part)
+    root = Path(name).expanduser().resolve()
+    aliases = [alias] if alias else icae_aliases(root)
+    if certified is not False:
+        aliases = certified_aliases(root, None if certified is True else certified, aliases)
+    return [icae_ref(root, a, level) for a in aliases]
+
+
+def resolve_tasks(spec: str, certified: bool | str | Path = False) -> list[str]:
+    """Expand a comma-separated task list.
+
+    A kind's suite word (``builtin``, ``revision``) is its every task; ``icae:<root>`` is every task of an
+    ICAE-Bench data root (as ``icae:<root>#<alias>`` references, the root made absolute); other names and paths
+    stay as they are.
+
+    Args:
+        spec: The task list.
+        certified: Keep only the ICAE tasks whose certification status (``icae-env tasks certify-icae``) is a
+            current ``ok``: True reads ``<root>/.certify``, a path names the status directory. Other tasks are
+            kept as they are.
 
     Raises:
         ArgumentError: when nothing is selected.
@@ -35,10 +57,13 @@ def resolve_tasks(spec: str) -> list[str]:
     for part in (p.strip() for p in spec.split(",")):
         if part in suites:
             names.extend(make_kind(suites[part]).list_tasks())
+        elif is_icae_ref(part):
+            names.extend(_icae_tasks(part, certified))
         elif part:
             names.append(part)
     if not names:
-        raise ArgumentError(f"no tasks selected by {spec!r}")
+        hint = " (no certified task: run icae-env tasks certify-icae ROOT first)" if certified is not False else ""
+        raise ArgumentError(f"no tasks selected by {spec!r}{hint}")
     return names
 
 

@@ -250,6 +250,6 @@ def score(
         overall=(passed / total) if total else None,
         hidden_passed=passed,
         hidden_total=total,
-        structure=measure_structure(workspace, task.golden_dir, task.language) if structure else None,
+        structure=measure_structure(workspace, task.golden_dir, task.language, task.meta) if structure else None,
         duration_s=time.monotonic() - started,
     )

@@ -1,6 +1,8 @@
 """Structural metrics: source files and LOC, and File % / LOC % / class and method similarity to the golden.
 
-Test directories, build outputs and ``rcb_tests`` are excluded. Classes and ``Owner.method`` names come from
+File % and LOC % divide by the golden's source files and LOC, or, for ICAE-Bench tasks, by the release's own
+``total_code_files`` / ``total_lines_of_code`` (``repo_alias.json``, carried in ``Task.meta``), as the reference
+does. Test directories, build outputs and ``rcb_tests`` are excluded. Classes and ``Owner.method`` names come from
 ``ast`` for Python and from a small brace-aware scanner for JavaScript/TypeScript; other languages count class
 names only. Module-level functions are owned by their file stem.
 """
@@ -9,12 +11,13 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from icae_env.scoring.report import StructureReport
 
-__all__ = ["measure_structure", "source_files", "python_names", "javascript_names"]
+__all__ = ["count_source", "measure_structure", "source_files", "python_names", "javascript_names"]
 
 SOURCE_EXTENSIONS = {
     ".py",
@@ -96,6 +99,12 @@ def _loc(path: Path) -> int:
     return sum(1 for line in text.splitlines() if line.strip())
 
 
+def count_source(root: Path) -> tuple[int, int]:
+    """Return ``(source files, non-blank lines)`` under ``root``, counted as the structural metrics count them."""
+    files = source_files(root)
+    return len(files), sum(_loc(p) for p in files)
+
+
 def python_names(source: str, module: str) -> tuple[set[str], set[str]]:
     """Return ``(classes, Owner.method names)`` of Python ``source`` (empty sets when it does not parse)."""
     try:
@@ -158,16 +167,21 @@ def _similarity(golden: set[str], generated: set[str]) -> float:
     return 1.0 if not golden else len(golden & generated) / len(golden)
 
 
-def measure_structure(workspace: Path, golden: Path | None = None, language: str = "") -> StructureReport:
+def measure_structure(
+    workspace: Path, golden: Path | None = None, language: str = "", denominators: Mapping[str, object] | None = None
+) -> StructureReport:
     """Measure ``workspace`` and, when ``golden`` is given, compare it with the golden solution.
 
     Args:
         workspace: The delivered repository.
         golden: The golden solution directory, if available.
         language: The task language (informational; detection is by file extension).
+        denominators: The golden's size as a release states it (``total_code_files``, ``total_lines_of_code``:
+            ``Task.meta`` of an ICAE-Bench task); each one given replaces the golden's own count.
 
     Returns:
-        The :class:`StructureReport`; ratio fields are None without a golden.
+        The :class:`StructureReport`; ratio fields are None without a golden or denominators, similarity fields
+        None without a golden.
     """
     files = source_files(workspace)
     loc = sum(_loc(p) for p in files)
@@ -178,16 +192,20 @@ def measure_structure(workspace: Path, golden: Path | None = None, language: str
         "classes": tuple(sorted(classes)),
         "methods": tuple(sorted(methods)),
     }
+    golden_size: dict[str, int | None] = {"total_code_files": None, "total_lines_of_code": None}
     if golden is not None and golden.is_dir():
         golden_files = source_files(golden)
-        golden_loc = sum(_loc(p) for p in golden_files)
+        golden_size.update(total_code_files=len(golden_files), total_lines_of_code=sum(_loc(p) for p in golden_files))
         golden_classes, golden_methods = _names(golden_files)
-        report.update(
-            golden_files=len(golden_files),
-            golden_loc=golden_loc,
-            file_ratio=len(files) / len(golden_files) if golden_files else None,
-            loc_ratio=loc / golden_loc if golden_loc else None,
-            class_sim=_similarity(golden_classes, classes),
-            method_sim=_similarity(golden_methods, methods),
-        )
+        report.update(class_sim=_similarity(golden_classes, classes), method_sim=_similarity(golden_methods, methods))
+    golden_size.update(
+        {k: v for k, v in (denominators or {}).items() if k in golden_size and isinstance(v, int) and v > 0}
+    )
+    golden_files_n, golden_loc = golden_size["total_code_files"], golden_size["total_lines_of_code"]
+    report.update(
+        golden_files=golden_files_n,
+        golden_loc=golden_loc,
+        file_ratio=len(files) / golden_files_n if golden_files_n else None,
+        loc_ratio=loc / golden_loc if golden_loc else None,
+    )
     return StructureReport(**report)

@@ -2,7 +2,8 @@
 
 The layout is described in ``../shared/icae-format.md``: ``user_agent/prd_json{,_medium,_easy}/<alias>.json``,
 ``fuzzy_prds{,_medium,_easy}/<alias>/start.md``, ``repo_alias.json`` and the optional separate downloads
-``rcb_tests_repos/<key>/rcb_tests/<tier>/*.json`` and ``realcode_repos/<key>/``.
+``rcb_tests_repos/<key>/rcb_tests/<tier>/*.json`` and ``realcode_repos/<key>/``, or wherever
+``$ICAE_RCB_TESTS_DIR`` / ``$ICAE_GOLDEN_REPOS_DIR`` say (:mod:`icae_env.tasks.icae_root`).
 """
 
 from __future__ import annotations
@@ -12,15 +13,38 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import JsonValue, ValidationError
 
 from icae_env.errors import IcaeImportError
 from icae_env.tasks.golden import write_golden
 from icae_env.tasks.icae_records import Notes, as_text, read_cases, read_constraints, read_pointers
+from icae_env.tasks.icae_root import (
+    GOLDEN_REPOS_ENV,
+    LEVEL_DIRS,
+    RCB_TESTS_ENV,
+    golden_repos_dir,
+    icae_aliases,
+    rcb_tests_dir,
+    read_alias_table,
+)
 from icae_env.tasks.models import TIER_DIRS, TIERS, CaseFile, LevelSpec, Task, TestTiers
 from icae_env.tasks.runtimes import default_runtime, normalise_language
 
-__all__ = ["load_icae_bench", "export_icae", "is_icae_import", "ICAE_LIMITS", "ICAE_ORIGIN", "LEVEL_DIRS", "PRD_HEADER"]
+__all__ = [
+    "load_icae_bench",
+    "export_icae",
+    "is_icae_import",
+    "golden_repos_dir",
+    "icae_aliases",
+    "rcb_tests_dir",
+    "DENOMINATORS",
+    "GOLDEN_REPOS_ENV",
+    "ICAE_LIMITS",
+    "ICAE_ORIGIN",
+    "LEVEL_DIRS",
+    "PRD_HEADER",
+    "RCB_TESTS_ENV",
+]
 
 ICAE_ORIGIN = "icae-bench:"
 """Prefix of the ``origin`` of every task loaded from an ICAE-Bench data root."""
@@ -30,26 +54,13 @@ ICAE_ORIGIN = "icae-bench:"
 #: own fast limits; ``icae_env.scoring.ScoreLimits`` (the ``scoring:`` configuration) overrides either.
 ICAE_LIMITS: dict[str, Any] = {"case_timeout_s": 120.0, "tier_timeout_s": 2400.0, "first_output_s": 1200.0}
 
-LEVEL_DIRS: dict[str, tuple[str, str]] = {
-    "L1": ("prd_json", "fuzzy_prds"),
-    "L2": ("prd_json_medium", "fuzzy_prds_medium"),
-    "L3": ("prd_json_easy", "fuzzy_prds_easy"),
-}
 PRD_HEADER = "## Product Requirement Document\n\n"
 _DIFFICULTY = {"normal": "L1", "medium": "L2", "easy": "L3"}
 _DEFAULT_FALLBACK = "I don't have specific details on that aspect. Could you ask about something else?"
 _LANGUAGE_NAMES = {"javascript": "JavaScript", "typescript": "TypeScript", "c++": "C++", "c#": "C#", "php": "PHP"}
 
-
-def _read_alias_table(root: Path) -> dict[str, Any]:
-    path = root / "repo_alias.json"
-    if not path.is_file():
-        return {}
-    try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise IcaeImportError(f"{path}: -: not valid JSON ({exc})") from None
-    return table if isinstance(table, dict) else {}
+#: ``repo_alias.json`` fields carried in ``Task.meta``: the golden's size, the structural metrics' denominators.
+DENOMINATORS = ("total_code_files", "total_lines_of_code")
 
 
 def _resolve_alias(table: dict[str, Any], alias: str) -> tuple[str, dict[str, Any]]:
@@ -68,10 +79,10 @@ def _read_level_file(root: Path, alias: str, level: str, notes: Notes) -> dict[s
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        notes.add(f"{level}: {path.name} is not valid JSON ({exc.__class__.__name__}), level skipped")
+        notes.add(f"{level}: {path} is not valid JSON ({exc}), level skipped")
         return None
     if not isinstance(data, dict):
-        notes.add(f"{level}: {path.name} is not a JSON object, level skipped")
+        notes.add(f"{level}: {path} is not a JSON object, level skipped")
         return None
     return data
 
@@ -128,8 +139,9 @@ def _embedded_public(raw: Any, notes: Notes) -> tuple[CaseFile, ...]:
 
 
 def _tier_dir(root: Path, names: tuple[str, ...], tier: str) -> Path | None:
+    tests = rcb_tests_dir(root)
     for name in names:
-        for candidate in (root / "rcb_tests_repos" / name / "rcb_tests" / tier, root / "rcb_tests_repos" / name / tier):
+        for candidate in (tests / name / "rcb_tests" / tier, tests / name / tier):
             if candidate.is_dir():
                 return candidate
     return None
@@ -159,7 +171,7 @@ def _tiers(root: Path, names: tuple[str, ...], public: tuple[CaseFile, ...], not
         found["public"] = public
     missing = [t for t in ("native", "enhanced") if not found.get(t)]
     if missing:
-        notes.add(f"hidden tiers not available ({', '.join(missing)}): rcb_tests_repos/<key> not found or empty")
+        notes.add(f"hidden tiers not available ({', '.join(missing)}): {rcb_tests_dir(root)}/<key> not found or empty")
     return TestTiers(**found)
 
 
@@ -192,6 +204,21 @@ def _language(meta: dict[str, Any], golden: Path | None, notes: Notes) -> str:
     return guess
 
 
+def _denominators(meta: dict[str, Any], notes: Notes) -> dict[str, JsonValue]:
+    found: dict[str, JsonValue] = {}
+    for name in DENOMINATORS:
+        value = meta.get(name)
+        try:
+            number = int(float(value)) if isinstance(value, (int, float, str)) and not isinstance(value, bool) else 0
+        except ValueError:
+            number = 0
+        if number > 0:
+            found[name] = number
+        elif meta:
+            notes.add(f"repo_alias.json has no usable {name} ({value!r}); structural metrics count the golden")
+    return found
+
+
 def load_icae_bench(root: str | Path, alias: str, level: str = "L1") -> Task:
     """Load one ICAE-Bench task (all levels present) from a data root.
 
@@ -203,7 +230,8 @@ def load_icae_bench(root: str | Path, alias: str, level: str = "L1") -> Task:
 
     Returns:
         A strict :class:`Task`; ``task.notes`` lists what was normalised, ``task.available_tiers`` which tiers
-        it has (public only without the ``rcb_tests_repos`` download).
+        it has (public only without the ``rcb_tests_repos`` download), ``task.meta`` the release's golden size
+        (``total_code_files``, ``total_lines_of_code``), the denominators of the structural metrics.
 
     Raises:
         IcaeImportError: when the root, alias or requested level cannot be found.
@@ -214,19 +242,22 @@ def load_icae_bench(root: str | Path, alias: str, level: str = "L1") -> Task:
         raise IcaeImportError(f"level must be one of {sorted(LEVEL_DIRS)}, got {level!r}")
     if not (root / "user_agent").is_dir():
         raise IcaeImportError(f"{root}: not an ICAE-Bench data root (no user_agent/ directory)")
-    alias, meta = _resolve_alias(_read_alias_table(root), alias)
+    alias, meta = _resolve_alias(read_alias_table(root), alias)
     notes = Notes()
     read = {lv: _read_level_file(root, alias, lv, notes) for lv in LEVEL_DIRS}
     raw_levels = {lv: data for lv, data in read.items() if data is not None}
     if level not in raw_levels:
         have = sorted(raw_levels) or "none"
-        raise IcaeImportError(f"{root}: task {alias!r} has no usable {level} record file; levels present: {have}")
+        why = "".join(f"; {note}" for note in notes.lines() if note.startswith(f"{level}: "))
+        raise IcaeImportError(f"{root}: task {alias!r} has no usable {level} record file; levels present: {have}{why}")
     levels = {lv: _level_spec(root, alias, lv, data, notes) for lv, data in raw_levels.items()}
     public = _embedded_public(raw_levels[level].get("public_test_cases"), notes)
     key = str(meta.get("key") or alias)
-    golden = next((p for p in (root / "realcode_repos" / key, root / "realcode_repos" / alias) if p.is_dir()), None)
+    goldens = golden_repos_dir(root)
+    golden = next((p for p in (goldens / key, goldens / alias) if p.is_dir()), None)
     language = _language(meta, golden, notes)
     tests = _tiers(root, (key, alias), public, notes)
+    denominators = _denominators(meta, notes)
     try:
         return Task(
             id=alias,
@@ -237,8 +268,9 @@ def load_icae_bench(root: str | Path, alias: str, level: str = "L1") -> Task:
             tests=tests,
             golden_dir=golden.resolve() if golden else None,
             default_level=level,  # type: ignore[arg-type]
-            origin=f"{ICAE_ORIGIN}{root}",
+            origin=f"{ICAE_ORIGIN}{root.resolve()}",
             notes=notes.lines(),
+            meta=denominators,
             **ICAE_LIMITS,
         )
     except ValidationError as exc:
@@ -269,11 +301,23 @@ def _write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _golden_size(golden: Path | None) -> dict[str, int]:
+    if golden is None:
+        return {}
+    from icae_env.scoring.structure import count_source  # the scorer imports this module
+
+    files, loc = count_source(golden)
+    return {"total_code_files": files, "total_lines_of_code": loc}
+
+
 def export_icae(task: Task, out_dir: str | Path, alias: str | None = None) -> Path:
     """Write ``task`` into an ICAE-Bench data root (created or extended) so that ICAE tools can read it.
 
-    The ground level has no ICAE counterpart and is not written. ``load_icae_bench(out_dir, alias)`` reads the
-    result back with the same records, cases and golden solution.
+    The ground level has no ICAE counterpart and is not written. ``repo_alias.json`` gets the alias, key,
+    language and, with a golden solution, its ``total_code_files`` / ``total_lines_of_code`` as the structural
+    metrics count them; the cases go to ``rcb_tests_repos/<key>/rcb_tests/<tier>/`` and the golden to
+    ``realcode_repos/<key>/``. ``load_icae_bench(out_dir, alias)`` reads the result back with the same records,
+    cases and golden solution.
 
     Args:
         task: The task to export.
@@ -286,12 +330,13 @@ def export_icae(task: Task, out_dir: str | Path, alias: str | None = None) -> Pa
     root = Path(out_dir)
     alias = alias or task.id
     key = alias.replace("/", "__").replace("@", "-")
-    table = _read_alias_table(root)
+    table = read_alias_table(root)
     table[alias] = {
         "alias": alias,
         "key": key,
         "repo_name": task.title,
         "language": _LANGUAGE_NAMES.get(task.language, task.language.title()),
+        **_golden_size(task.golden_dir),
     }
     _write_json(root / "repo_alias.json", table)
     public = {f"{f.stem}.json": f.to_json() for f in task.tests.public}

@@ -245,7 +245,9 @@ class Task(_Frozen):
         default_level: The level used when none is given.
         origin: Where the task came from (``builtin``, a pack path, or an ICAE data root).
         notes: What an importer normalised while loading.
-        meta: Free-form JSON facts about the task (a generated task's family, split, index, knobs and canary).
+        meta: Free-form JSON facts about the task (a generated task's family, split, index, knobs and canary;
+            an ICAE-Bench import's ``total_code_files`` and ``total_lines_of_code``, the release's structural
+            denominators).
     """
 
     id: str = Field(min_length=1)

@@ -210,3 +210,26 @@ def test_a_missing_lz4_wheel_names_the_extra_before_any_download(release, tmp_pa
 def test_a_bad_mirror_url_is_one_clear_line(tmp_path, capsys):
     line = _one_error_line(capsys, ["data", "fetch-icae", "--root", str(tmp_path), "--mirror", "ftp://example.org"])
     assert "--mirror must be an http://, https:// or file:///absolute/path URL, got 'ftp://example.org'" in line
+
+
+def test_fetched_release_is_certified_and_only_its_certified_tasks_run(release, tmp_path):
+    """The real path end to end: fetch from a mirror, certify every task, run the certified ones."""
+    root = tmp_path / "root"
+    with MirrorServer(release.mirror) as server:
+        assert (
+            main(
+                ["data", "fetch-icae", "--root", str(root), "--mirror", server.url, "--manifest", str(release.manifest)]
+            )
+            == 0
+        )
+    broken = root / "realcode_repos" / load_icae_bench(root, ALIASES[1]).golden_dir.name / "rcb_tests" / "test.sh"
+    broken.write_text("exit 0\n")  # writes no output: every case of that task fails
+    assert main(["tasks", "certify-icae", str(root), "--quiet"]) == 1
+    statuses = {a: json.loads((root / ".certify" / f"{a}.json").read_text()) for a in ALIASES}
+    assert [statuses[a]["status"] for a in ALIASES] == ["ok", "golden-fails", "ok"]
+    assert statuses[ALIASES[1]]["failing_cases"][0]["reason"] == "missing_output"
+    out = tmp_path / "runs"
+    args = ["run", "--agent", "oracle", "--tasks", f"icae:{root}", "--certified", "--out", str(out), "--quiet"]
+    assert main(args) == 0
+    ran = {json.loads(line)["task"] for line in (out / "results.jsonl").read_text().splitlines()}
+    assert ran == {ALIASES[0], ALIASES[2]}

@@ -203,3 +203,40 @@ def test_more_variations(tmp_path):
     assert cases[0].expected_output == "1\n" and cases[1].expected_output is None
     text = "\n".join(task.notes)
     assert "expected output read from 'expected'" in text and "inferred from the golden: rust" in text
+
+
+def test_structure_uses_the_release_denominators(tmp_path):
+    root = export_icae(load_task("builtin/token-bucket"), tmp_path / "release")
+    table = json.loads((root / "repo_alias.json").read_text())
+    counted = table["token-bucket"]["total_code_files"], table["token-bucket"]["total_lines_of_code"]
+    assert counted[0] > 0 and counted[1] > 0  # the exporter counts the golden as the scorer does
+    table["token-bucket"].update(total_code_files=40, total_lines_of_code="1000")
+    (root / "repo_alias.json").write_text(json.dumps(table))
+    task = load_icae_bench(root, "token-bucket")
+    assert (task.meta["total_code_files"], task.meta["total_lines_of_code"]) == (40, 1000)
+    report = score(task, task.golden_dir, tiers=["public"]).structure
+    assert report is not None and (report.golden_files, report.golden_loc) == (40, 1000)
+    assert report.file_ratio == report.files / 40 and report.loc_ratio == report.loc / 1000
+    assert report.class_sim == 1.0  # similarity still compares with the golden's own names
+    table["token-bucket"].update(total_code_files="many", total_lines_of_code=0)
+    (root / "repo_alias.json").write_text(json.dumps(table))
+    task = load_icae_bench(root, "token-bucket")
+    assert task.meta == {} and sum("no usable total_code_files" in n for n in task.notes) == 1
+    report = score(task, task.golden_dir, tiers=["public"]).structure
+    assert report is not None and (report.golden_files, report.golden_loc) == counted
+
+
+def test_tests_and_goldens_from_separate_roots(tmp_path, monkeypatch):
+    root = export_icae(load_task("builtin/token-bucket"), tmp_path / "release")
+    shutil.move(root / "rcb_tests_repos", tmp_path / "tests-elsewhere")
+    shutil.move(root / "realcode_repos", root / "goldens")
+    monkeypatch.delenv("ICAE_RCB_TESTS_DIR", raising=False)
+    monkeypatch.delenv("ICAE_GOLDEN_REPOS_DIR", raising=False)
+    alone = load_icae_bench(root, "token-bucket")
+    assert alone.available_tiers == ("public",) and alone.golden_dir is None
+    monkeypatch.setenv("ICAE_RCB_TESTS_DIR", str(tmp_path / "tests-elsewhere"))
+    monkeypatch.setenv("ICAE_GOLDEN_REPOS_DIR", "goldens")  # relative: to the data root
+    task = load_icae_bench(root, "token-bucket")
+    assert task.available_tiers == ("public", "native", "enhanced")
+    assert task.golden_dir is not None and task.golden_dir.parent == root / "goldens"
+    assert score(task, task.golden_dir, tiers=["native"], structure=False).rate("native") == 1.0
