@@ -1,0 +1,142 @@
+"""The ``dependency-order`` family: real generation, certification figures, splits, and both goldens."""
+
+from __future__ import annotations
+
+import pytest
+from family_properties import (
+    assert_certified,
+    assert_disjoint_cases,
+    assert_distinct_keys,
+    assert_no_tells_revealed,
+    assert_splits_apart,
+    generate_batch,
+    javascript_outputs,
+    python_outputs,
+    sampled_inputs,
+)
+
+from icae_env.families import Knobs, generate, get_family
+from icae_env.families.harness import harness_problems
+from icae_env.families.model import load_model
+from icae_env.families.plan import behaviour_key, plan_task
+
+FAMILY = "dependency-order"
+#: The built-in dep-resolver's product decisions, as this family's values.
+BUILTIN = {"tie": "name_asc", "missing_report": "all_sorted", "precedence": "cycle", "cycle_start": "entry",
+           "self_dep": "cycle", "case_rule": "exact", "scope": "reachable", "bad_entries": "reject"}  # fmt: skip
+
+
+def _plan(**values: str):
+    plan = plan_task(get_family(FAMILY), "train", 0, Knobs(features=6))
+    for name, value in {**BUILTIN, **values}.items():
+        plan = plan.with_value(name, value)
+    return plan
+
+
+def _run(plan, request: dict) -> str:
+    return load_model(get_family(FAMILY).golden(plan, "python"))(request)
+
+
+def test_registered_with_both_languages():
+    family = get_family(FAMILY)
+    assert family.languages == ("python", "javascript")
+    assert not family.held_out
+    assert len(family.decisions) >= 7 and len(family.skins) >= 3
+    assert sum(f.core for f in family.features) == 3
+
+
+def test_golden_matches_the_builtin_examples():
+    plan = _plan()
+    diamond = {"a": ["c", "b"], "b": ["d"], "c": ["d"], "d": []}
+    assert _run(plan, {"op": "order", "packages": diamond, "root": "a"}) == "d\nb\nc\na\n"
+    loop = {"a": ["b"], "b": ["c"], "c": ["b", "a"]}
+    assert _run(plan, {"op": "order", "packages": loop, "root": "a"}) == "error: cycle: a -> b -> c -> a\n"
+    missing = {"a": ["z", "b", "y"], "b": ["x"]}
+    expected = f"error: missing {plan.word('item')}s: x, y, z\n"
+    assert _run(plan, {"op": "order", "packages": missing, "root": "a"}) == expected
+    assert _run(plan, {"op": "order", "packages": {"B10": [], "B2": [], "t": ["B2", "B10"]}, "root": "t"}) == (
+        "B10\nB2\nt\n"
+    )
+    assert _run(plan, [1]) == "error: unreadable input\n"
+    assert _run(plan, {"op": "order", "packages": {"a": ["b", 3]}, "root": "a"}) == "error: bad field: packages\n"
+
+
+@pytest.mark.parametrize(
+    ("values", "request_", "expected"),
+    [
+        ({"tie": "natural"}, {"op": "order", "packages": {"t": ["B10", "B2"], "B10": [], "B2": []}, "root": "t"},
+         "B2\nB10\nt\n"),
+        ({"tie": "listed"}, {"op": "order", "packages": {"t": ["B10", "B2"], "B10": [], "B2": []}, "root": "t"},
+         "B10\nB2\nt\n"),
+        ({"cycle_start": "smallest"}, {"op": "order", "packages": {"r": ["y"], "y": ["x"], "x": ["y"]}, "root": "r"},
+         "error: cycle: x -> y -> x\n"),
+        ({"cycle_start": "entry"}, {"op": "order", "packages": {"r": ["y"], "y": ["x"], "x": ["y"]}, "root": "r"},
+         "error: cycle: y -> x -> y\n"),
+        ({"case_rule": "normalized"}, {"op": "order", "packages": {"App": ["db_pool"], "DB-Pool": []}, "root": "app"},
+         "db-pool\napp\n"),
+        ({"stage_rule": "latest"}, {"op": "stages", "packages": {"r": ["a", "c"], "a": ["b"], "b": [], "c": []},
+         "root": "r"}, "stage 1: b\nstage 2: a, c\nstage 3: r\n"),
+        ({"installed_deps": "trusted"}, {"op": "install", "packages": {"r": ["a"], "a": ["b"], "b": []}, "root": "r",
+         "installed": ["a"]}, "r\n"),
+        ({"why_path": "shortest", "why_direction": "up"}, {"op": "why", "packages": {"r": ["a", "t"], "a": ["t"]},
+         "root": "r", "target": "t"}, "t <- r\n"),
+        ({"impact_scope": "direct"}, {"op": "impact", "packages": {"r": ["a"], "a": ["t"]}, "target": "t"}, "a\n"),
+        ({"bad_entries": "skip", "self_dep": "ignore"}, {"op": "order", "packages": {"a": ["a", None, "b"], "b": []},
+         "root": "a"}, "b\na\n"),
+    ],
+)  # fmt: skip
+def test_decision_values_change_the_output(values, request_, expected):
+    assert _run(_plan(**values), request_) == expected
+
+
+def test_javascript_golden_agrees_on_sampled_inputs():
+    """Every value of every decision (others shaken): the JavaScript golden prints what the Python one prints."""
+    family = get_family(FAMILY)
+    for decision in family.decisions:
+        for value in decision.values:
+            plan = _plan(**{decision.name: value.key})
+            inputs = sampled_inputs(plan, 3, f"{decision.name}={value.key}")
+            assert javascript_outputs(family.golden(plan, "javascript"), inputs) == python_outputs(plan, inputs)
+
+
+def test_a_thousand_training_tasks_behave_differently():
+    assert_distinct_keys(FAMILY, "train", 1000)
+    assert_splits_apart(FAMILY, 300, 50)
+
+
+@pytest.fixture(scope="module")
+def batches():
+    return generate_batch(FAMILY, "train", 200), generate_batch(FAMILY, "test", 50)
+
+
+@pytest.mark.slow
+def test_generation_is_certified(batches):
+    for batch in batches:
+        print(batch.figures())
+        assert_certified(batch)
+        assert_no_tells_revealed(batch)
+
+
+@pytest.mark.slow
+def test_no_hidden_case_is_shared_between_train_and_test(batches):
+    train, test = batches
+    assert_disjoint_cases(train.tasks, test.tasks)
+
+
+HARNESS_TASKS = ((1, "python"), (2, "javascript"), (7, "python"))
+
+
+def test_harness_tasks_behave_differently():
+    family = get_family(FAMILY)
+    keys = {behaviour_key(family, "train", index, Knobs(language=language)) for index, language in HARNESS_TASKS}
+    assert len(keys) == len(HARNESS_TASKS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("index", "language"), HARNESS_TASKS)
+def test_real_harness_both_goldens(index, language):
+    """Golden 100% in both languages (the harness scores each golden against the Python golden's outputs), empty 0%."""
+    generated = generate(FAMILY, "train", index, Knobs(language=language))
+    assert generated.plan.language == language
+    assert f"golden/{'adapter.js' if language == 'javascript' else 'adapter.py'}" in generated.files
+    assert harness_problems(generated) == []
