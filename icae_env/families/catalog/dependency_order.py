@@ -10,6 +10,7 @@ maps in ``dependency_order_inputs.py``; samplers here.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -112,20 +113,24 @@ def _extras(feature: str, data: dict[str, Any], rng: random.Random) -> None:
 
 
 def _break(data: dict[str, Any], rng: random.Random, names: Names) -> Any:
-    """The request made malformed in one way (the input itself, the op, or one field), or merely messy."""
+    """The request made malformed in one way (the input itself, the op, or one field), or merely messy.
+
+    Every malformed request still carries the map's drawn names, so that no two tasks share a hidden case.
+    """
     choice = rng.randrange(13)
     if choice >= 10:
         return _mess(data, rng, names)
     if choice >= 8:
         return _junk_entries(data, rng)
-    if choice == 0:
-        return [data["op"], *data["packages"]] if rng.random() < 0.5 else names.one()
+    if choice == 0:  # not an object: its fields as a list, or the whole request quoted as a string
+        return [data["op"], *data["packages"]] if rng.random() < 0.5 else json.dumps(data)
     if choice == 1:
         del data["op"]
     elif choice == 2:
         data["op"] = rng.choice(("sort", "Order", "resolve", "plan"))
-    elif choice == 3:
-        data["packages"] = list(data["packages"]) if rng.random() < 0.5 else None
+    elif choice == 3:  # the names without their dependencies (never a bare null: the case would carry no content)
+        listed = list(data["packages"])
+        data["packages"] = listed if rng.random() < 0.5 else ", ".join(listed)
     elif choice == 4:
         key = rng.choice(list(data["packages"]))
         data["packages"][key] = rng.choice(("", key, {"needs": key}))

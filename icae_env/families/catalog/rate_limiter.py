@@ -9,6 +9,7 @@ Texts and decisions in ``rate_limiter.yaml``; the golden in ``rate_limiter_golde
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -52,7 +53,7 @@ def _lag(rng: random.Random, events: list[dict[str, Any]], capacity: int) -> Non
                {"t": t + behind, "key": late, "cost": rng.randint(1, capacity)}]  # fmt: skip
 
 
-def _spoil(rng: random.Random, events: list[dict[str, Any]], capacity: int) -> None:
+def _spoil(rng: random.Random, events: list[Any], capacity: int) -> None:
     """At most one of each real-world flaw: a late timestamp, an oversize cost, keyless events, one invalid entry."""
     if rng.random() < 0.4:
         _lag(rng, events, capacity)
@@ -129,7 +130,10 @@ class RateLimiter(Family):
         if shape == 3:  # no refill at all
             data["refill_rate"] = 0
             return _trace(rng, keys, capacity, capacity + 2)
-        return [] if rng.random() < 0.3 else [{"t": start, "cost": capacity, "key": keys[0]}]
+        if rng.random() < 0.3:  # an empty trace, labelled with where it was recorded (an unknown field, ignored)
+            data["source"] = f"{keys[0]}-{rng.randint(100, 99_999)}"
+            return []
+        return [{"t": start, "cost": capacity, "key": keys[0]}]
 
     @staticmethod
     def _break(data: dict[str, Any], rng: random.Random) -> Any:
@@ -148,7 +152,8 @@ class RateLimiter(Family):
         elif choice == 5:
             data["initial"] = data["capacity"] + rng.randint(1, 3)
         elif choice == 6:
-            data["events"] = rng.choice(({"t": 0}, "none", None)) if rng.random() < 0.6 else data["events"]
+            if rng.random() < 0.6:  # one event instead of a list, or the list quoted as a string (drawn content)
+                data["events"] = data["events"][0] if rng.random() < 0.5 else json.dumps(data["events"])
             data.pop("window_ms", None)
         else:  # messy but valid: unknown fields, nulls for optional ones
             data[rng.choice(("comment", "source", "version"))] = rng.choice(("trace 7", 3, None))
