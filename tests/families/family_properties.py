@@ -94,7 +94,7 @@ def hidden_cases(generated: Generated) -> set[str]:
     return {
         json.dumps([case.input, case.expected_text], sort_keys=True)
         for tier in ("native", "enhanced")
-        for case_file in task.tests.tier(tier)  # type: ignore[arg-type]
+        for case_file in task.tests.tier(tier)
         for case in case_file.cases
     }
 
@@ -131,21 +131,33 @@ def assert_splits_apart(family: str, train: int, test: int) -> None:
 
 
 _JS_RUNNER = """
-const { handle } = require('./src/index.js');
-const inputs = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'));
-process.stdout.write(JSON.stringify(inputs.map((x) => handle(x))));
+const path = require('path');
+const jobs = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'));
+const outputs = jobs.map((job, i) => {
+  const { handle } = require(path.resolve('golden' + i, 'src', 'index.js'));
+  return job.map((x) => handle(x));
+});
+process.stdout.write(JSON.stringify(outputs));
 """
+
+
+def javascript_outputs_many(jobs: list[tuple[dict[str, str], list[Any]]]) -> list[list[str]]:
+    """What each JavaScript golden's ``handle`` returns for each of its inputs (one ``node`` process for all)."""
+    with tempfile.TemporaryDirectory(prefix="icae-js-golden-") as scratch:
+        root = Path(scratch)
+        files = {"run.js": _JS_RUNNER, "in.json": json.dumps([inputs for _, inputs in jobs])}
+        for i, (golden, _) in enumerate(jobs):
+            files.update({f"golden{i}/{path}": text for path, text in golden.items()})
+        for path, text in files.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text, encoding="utf-8")
+        done = subprocess.run(["node", "run.js", "in.json"], cwd=root, capture_output=True, text=True, check=True)
+        return [list(outputs) for outputs in json.loads(done.stdout)]
 
 
 def javascript_outputs(files: dict[str, str], inputs: list[Any]) -> list[str]:
     """What a JavaScript golden's ``handle`` returns for each input (one ``node`` process for all of them)."""
-    with tempfile.TemporaryDirectory(prefix="icae-js-golden-") as scratch:
-        root = Path(scratch)
-        for path, text in {**files, "run.js": _JS_RUNNER, "in.json": json.dumps(inputs)}.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(text, encoding="utf-8")
-        done = subprocess.run(["node", "run.js", "in.json"], cwd=root, capture_output=True, text=True, check=True)
-        return list(json.loads(done.stdout))
+    return javascript_outputs_many([(files, inputs)])[0]
 
 
 def sampled_inputs(plan: Plan, per_kind: int, seed: str) -> list[Any]:
@@ -156,6 +168,37 @@ def sampled_inputs(plan: Plan, per_kind: int, seed: str) -> list[Any]:
     return [
         family.sample(plan, stem, kind, rng) for stem in plan.features for kind in SAMPLE_KINDS for _ in range(per_kind)
     ]
+
+
+def sample_keys(plan: Plan, kinds: tuple[str, ...], per_feature: int, seed: str) -> set[str]:
+    """Canonical JSON of ``per_feature`` inputs of each of ``kinds`` for every feature of ``plan``."""
+    import random
+
+    family, rng = get_family(plan.family), random.Random(seed)
+    return {
+        json.dumps(family.sample(plan, stem, kind, rng), sort_keys=True)  # type: ignore[arg-type]
+        for stem in plan.features
+        for kind in kinds
+        for _ in range(per_feature)
+    }
+
+
+def assert_deterministic(family: str, split: str, index: int) -> None:
+    """Generating a task twice from scratch gives the same pack; the next index gives another one."""
+    import icae_env.families.generation as generation
+
+    generation._CACHE.clear()
+    first = generate(family, split, index)
+    generation._CACHE.clear()
+    second = generate(family, split, index)
+    assert first.files == second.files and first.certificate == second.certificate
+    assert first.files != generate(family, split, index + 1).files
+
+
+def case_pairs(generated: Generated) -> tuple[list[Any], list[str]]:
+    """The inputs and expected outputs of every case of every tier."""
+    cases = [c for tier in ("public", "native", "enhanced") for f in generated.task.tests.tier(tier) for c in f.cases]
+    return [c.input for c in cases], [c.expected_text for c in cases]
 
 
 def python_outputs(plan: Plan, inputs: list[Any]) -> list[str]:

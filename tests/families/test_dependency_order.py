@@ -5,13 +5,17 @@ from __future__ import annotations
 import pytest
 from family_properties import (
     assert_certified,
+    assert_deterministic,
     assert_disjoint_cases,
     assert_distinct_keys,
     assert_no_tells_revealed,
     assert_splits_apart,
+    case_pairs,
     generate_batch,
     javascript_outputs,
+    javascript_outputs_many,
     python_outputs,
+    sample_keys,
     sampled_inputs,
 )
 
@@ -92,11 +96,41 @@ def test_decision_values_change_the_output(values, request_, expected):
 def test_javascript_golden_agrees_on_sampled_inputs():
     """Every value of every decision (others shaken): the JavaScript golden prints what the Python one prints."""
     family = get_family(FAMILY)
-    for decision in family.decisions:
-        for value in decision.values:
-            plan = _plan(**{decision.name: value.key})
-            inputs = sampled_inputs(plan, 3, f"{decision.name}={value.key}")
-            assert javascript_outputs(family.golden(plan, "javascript"), inputs) == python_outputs(plan, inputs)
+    plans = [_plan(**{d.name: v.key}) for d in family.decisions for v in d.values]
+    inputs = [sampled_inputs(plan, 3, f"{i}") for i, plan in enumerate(plans)]
+    outputs = javascript_outputs_many([(family.golden(p, "javascript"), x) for p, x in zip(plans, inputs, strict=True)])
+    assert outputs == [python_outputs(p, x) for p, x in zip(plans, inputs, strict=True)]
+
+
+def test_generation_is_deterministic():
+    assert_deterministic(FAMILY, "train", 3)
+
+
+def test_a_few_tasks_certify_and_share_no_hidden_case_across_splits():
+    train, test = generate_batch(FAMILY, "train", 4), generate_batch(FAMILY, "test", 3)
+    for batch in (train, test):
+        assert not batch.rejected and all(g.certificate.ok for g in batch.tasks)
+        assert min(batch.metric("min_ablation_fails")) >= 2
+        assert_no_tells_revealed(batch)
+    assert_disjoint_cases(train.tasks, test.tasks)
+
+
+def test_malformed_inputs_carry_drawn_content():
+    """No malformed or boundary input of one task repeats in another (a bare ``packages: null`` once did)."""
+    family = get_family(FAMILY)
+    left = plan_task(family, "train", 0, Knobs(features=6))
+    right = plan_task(family, "test", 0, Knobs(features=6))
+    kinds = ("malformed", "boundary")
+    assert not sample_keys(left, kinds, 150, "left") & sample_keys(right, kinds, 150, "right")
+
+
+def test_javascript_golden_agrees_on_generated_cases():
+    """The JavaScript golden prints the expected output (the Python golden's) of every case of generated tasks."""
+    family = get_family(FAMILY)
+    for index in (0, 1):
+        generated = generate(FAMILY, "test", index)
+        inputs, expected = case_pairs(generated)
+        assert javascript_outputs(family.golden(generated.plan, "javascript"), inputs) == expected
 
 
 def test_a_thousand_training_tasks_behave_differently():
@@ -106,7 +140,7 @@ def test_a_thousand_training_tasks_behave_differently():
 
 @pytest.fixture(scope="module")
 def batches():
-    return generate_batch(FAMILY, "train", 200), generate_batch(FAMILY, "test", 50)
+    return generate_batch(FAMILY, "train", 100), generate_batch(FAMILY, "test", 40)
 
 
 @pytest.mark.slow

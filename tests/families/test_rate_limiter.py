@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 from family_properties import (
     assert_certified,
+    assert_deterministic,
     assert_disjoint_cases,
     assert_distinct_keys,
     assert_no_tells_revealed,
     generate_batch,
+    sample_keys,
 )
 
 from icae_env.errors import TaskNotFoundError
@@ -21,7 +23,8 @@ FAMILY = "rate-limiter"
 #: The built-in token-bucket's product decisions, as this family's values.
 BUILTIN = {"refill": "absolute", "initial": "full", "clock": "shared", "deny_cost": "free", "oversize": "never",
            "default_key": "default", "key_case": "exact", "invalid_events": "skip", "retry_round": "ms"}  # fmt: skip
-TRACE = {"capacity": 5, "refill_rate": 2, "events": [{"t": 0, "cost": 5}, {"t": 250}, {"t": 500}]}
+EVENTS: list[dict[str, int]] = [{"t": 0, "cost": 5}, {"t": 250}, {"t": 500}]
+TRACE = {"capacity": 5, "refill_rate": 2, "events": EVENTS}
 
 
 def _run(op: str, request: dict, **values: str) -> str:
@@ -55,11 +58,11 @@ def test_golden_matches_the_builtin_example():
     ("op", "values", "request_", "expected"),
     [
         ("retry", {"retry_round": "seconds"}, TRACE, "#2 t=250 key=default retry_after=1s\n"),
-        ("replay", {"deny_cost": "counted"}, {**TRACE, "events": TRACE["events"][:2]},
+        ("replay", {"deny_cost": "counted"}, {**TRACE, "events": EVENTS[:2]},
          "#1 t=0 key=default ALLOW cost=5 left=0.000\n#2 t=250 key=default DENY cost=1 left=0.000\n"),
-        ("replay", {"refill": "continuous"}, {**TRACE, "tick_ms": 1000, "events": TRACE["events"][:2]},
+        ("replay", {"refill": "continuous"}, {**TRACE, "tick_ms": 1000, "events": EVENTS[:2]},
          "#1 t=0 key=default ALLOW cost=5 left=0.000\n#2 t=250 key=default DENY cost=1 left=0.500\n"),
-        ("replay", {}, {**TRACE, "tick_ms": 1000, "events": TRACE["events"][:2]},
+        ("replay", {}, {**TRACE, "tick_ms": 1000, "events": EVENTS[:2]},
          "#1 t=0 key=default ALLOW cost=5 left=0.000\n#2 t=250 key=default DENY cost=1 left=0.000\n"),
         ("replay", {"default_key": "invalid", "invalid_events": "abort"}, TRACE,
          "error: invalid event #1: key\n"),
@@ -75,13 +78,33 @@ def test_decision_values_change_the_output(op, values, request_, expected):
     assert _run(op, request_, **values) == expected
 
 
+def test_generation_is_deterministic():
+    assert_deterministic(FAMILY, "test", 2)
+
+
+def test_a_few_tasks_certify_and_share_no_hidden_case():
+    batch = generate_batch(FAMILY, "test", 5)
+    assert not batch.rejected and all(g.certificate.ok for g in batch.tasks)
+    assert min(batch.metric("min_ablation_fails")) >= 2
+    assert_no_tells_revealed(batch)
+    assert_disjoint_cases(batch.tasks, batch.tasks)
+
+
+def test_malformed_and_boundary_inputs_carry_drawn_content():
+    """No malformed or boundary input of one task repeats in another (an empty trace carries where it was recorded)."""
+    family = get_family(FAMILY)
+    left, right = plan_task(family, "test", 0, Knobs()), plan_task(family, "test", 1, Knobs())
+    kinds = ("malformed", "boundary")
+    assert not sample_keys(left, kinds, 150, "left") & sample_keys(right, kinds, 150, "right")
+
+
 def test_a_thousand_tasks_behave_differently():
     assert_distinct_keys(FAMILY, "test", 1000)
 
 
 @pytest.fixture(scope="module")
 def batch():
-    return generate_batch(FAMILY, "test", 250)
+    return generate_batch(FAMILY, "test", 120)
 
 
 @pytest.mark.slow
