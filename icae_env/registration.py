@@ -117,6 +117,8 @@ ROUTERS: dict[str, str] = {
 #: Procedural task families (:mod:`icae_env.families`): name -> ``"module:Class"``.
 FAMILIES: dict[str, str] = {
     "ledger-report": "icae_env.families.catalog.ledger_report:LedgerReport",
+    "dependency-order": "icae_env.families.catalog.dependency_order:DependencyOrder",
+    "rate-limiter": "icae_env.families.catalog.rate_limiter:RateLimiter",
 }
 
 AGENTS: dict[str, str] = {
