@@ -8,7 +8,8 @@ Commands:
     icae-env tasks list | validate [NAME ...] [--sandbox ...] | export-icae NAME DIR | inspect-icae ROOT [ALIAS ...]
     icae-env revision list | validate [NAME ...] [--sandbox ...] | grade WORKSPACE --task NAME [--evidence DIR]
     icae-env replay TRAJECTORY.jsonl
-    icae-env images build [LANG ...] [--force]   build the docker sandbox's base image without a registry
+    icae-env images build [LANG ...] [--force] [--archive PATH] [--image-map FILE]   language images, no registry
+    icae-env images list [--image-map FILE] [--json]   languages, images, present or not, tool versions
     icae-env docker reap [--all]                 remove orphaned icae-env containers (by label)
     icae-env serve openenv [--env ID] [--port P] [--max-sessions N]   OpenEnv HTTP + WebSocket server
     icae-env oracle serve [--data-root DIR] [--ports 50001,50002,50003] [--state-dir DIR]
@@ -25,6 +26,7 @@ import sys
 from collections.abc import Sequence
 
 from icae_env.cli.data import add_data_commands
+from icae_env.cli.images import add_images_commands
 from icae_env.cli.revision import add_revision_commands
 from icae_env.cli.run import add_run_commands
 from icae_env.cli.serve import add_serve_commands
@@ -41,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     add_tasks_commands(commands)
     add_score_command(commands)
     add_run_commands(commands)
+    add_images_commands(commands)
     add_oracle_commands(commands)
     add_revision_commands(commands)
     add_serve_commands(commands)

@@ -1,4 +1,4 @@
-"""``icae-env run``, ``replay``, ``images build`` and ``docker reap``."""
+"""``icae-env run``, ``replay`` and ``docker reap``."""
 
 from __future__ import annotations
 
@@ -47,19 +47,6 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     for mismatch in report.mismatches[:20]:
         print(f"  step {mismatch['step']}: {mismatch['field']} differs")
     return 0 if report.ok else 1
-
-
-def _cmd_images_build(args: argparse.Namespace) -> int:
-    from icae_env.sandbox.images import IMAGE_RECIPES, build_image, image_for
-
-    names = sorted({image_for(lang) for lang in args.languages} if args.languages else set(IMAGE_RECIPES))
-    for name in names:
-        if name not in IMAGE_RECIPES:
-            print(f"{name}: no local recipe (pull it from your registry)")
-            continue
-        built = build_image(name, force=args.force)
-        print(f"{name}: {'built' if built else 'already present'}")
-    return 0
 
 
 def _cmd_docker_reap(args: argparse.Namespace) -> int:
@@ -114,17 +101,11 @@ def _add_run(commands: Any) -> None:
 
 
 def add_run_commands(commands: Any) -> None:
-    """Register ``run``, ``replay``, ``images build`` and ``docker reap``."""
+    """Register ``run``, ``replay`` and ``docker reap``."""
     _add_run(commands)
     replay_cmd = commands.add_parser("replay", help="re-run a recorded trajectory and compare the observations")
     replay_cmd.add_argument("trajectory")
     replay_cmd.set_defaults(func=_cmd_replay)
-    images = commands.add_parser("images", help="container images for the docker sandbox")
-    images_sub = images.add_subparsers(dest="images_command", required=True)
-    build = images_sub.add_parser("build", help="build base images locally (debootstrap + docker import)")
-    build.add_argument("languages", nargs="*", help="languages whose image to build (default: every recipe)")
-    build.add_argument("--force", action="store_true", help="rebuild even when present")
-    build.set_defaults(func=_cmd_images_build)
     docker_cmd = commands.add_parser("docker", help="docker sandbox maintenance")
     docker_sub = docker_cmd.add_subparsers(dest="docker_command", required=True)
     reap_cmd = docker_sub.add_parser("reap", help="remove icae-env containers whose owner process is gone")

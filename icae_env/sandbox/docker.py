@@ -26,7 +26,7 @@ from icae_env.errors import ArgumentError, DependencyNotInstalled, SandboxError
 from icae_env.sandbox.base import DEFAULT_OUTPUT_LIMIT
 from icae_env.sandbox.docker_attach import AttachedShell, client, host_pid_in_container, init_pid
 from icae_env.sandbox.docker_pool import POOL
-from icae_env.sandbox.images import image_for, load_image_map
+from icae_env.sandbox.images import image_for, load_image_map, missing_image_hint
 from icae_env.sandbox.session import ShellSession
 from icae_env.sandbox.session_box import SessionSandbox, new_root
 
@@ -143,29 +143,46 @@ class DockerSandbox(SessionSandbox):
             self.output_limit,
         )
 
+    def _create(self, root: Path) -> Any:
+        """Create (not start) the episode's container with the workspace and control directory of ``root``.
+
+        Raises:
+            SandboxError: when the image is absent, with how to get it.
+        """
+        from docker.errors import ImageNotFound
+
+        labels = {LABEL: "1", f"{LABEL}.run": RUN_ID, f"{LABEL}.owner-pid": str(os.getpid())}
+        try:
+            return client().containers.create(
+                self.image,
+                ["bash", "--noprofile", "--norc"],
+                stdin_open=True,
+                init=True,
+                labels=labels,
+                name=f"icae-{RUN_ID}-{secrets.token_hex(4)}",
+                network_mode="bridge" if self.network else "none",
+                nano_cpus=int(self.cpus * 1e9),
+                mem_limit=self.memory,
+                memswap_limit=self.memory,
+                pids_limit=self.pids_limit,
+                working_dir=INNER_WORKDIR,
+                environment=self.env,
+                volumes={
+                    str(root / "workspace"): {"bind": INNER_WORKDIR, "mode": "rw"},
+                    str(root / "ctl"): {"bind": _INNER_CTL, "mode": "rw"},
+                },
+            )
+        except ImageNotFound:
+            raise SandboxError(f"image {self.image} is absent here: {missing_image_hint(self.image)}") from None
+
     def prepare(self) -> _Prepared:
         """Start a container and its session (used directly and by the warm pool)."""
         root = new_root()
-        labels = {LABEL: "1", f"{LABEL}.run": RUN_ID, f"{LABEL}.owner-pid": str(os.getpid())}
-        container = client().containers.create(
-            self.image,
-            ["bash", "--noprofile", "--norc"],
-            stdin_open=True,
-            init=True,
-            labels=labels,
-            name=f"icae-{RUN_ID}-{secrets.token_hex(4)}",
-            network_mode="bridge" if self.network else "none",
-            nano_cpus=int(self.cpus * 1e9),
-            mem_limit=self.memory,
-            memswap_limit=self.memory,
-            pids_limit=self.pids_limit,
-            working_dir=INNER_WORKDIR,
-            environment=self.env,
-            volumes={
-                str(root / "workspace"): {"bind": INNER_WORKDIR, "mode": "rw"},
-                str(root / "ctl"): {"bind": _INNER_CTL, "mode": "rw"},
-            },
-        )
+        try:
+            container = self._create(root)
+        except SandboxError:
+            shutil.rmtree(root, ignore_errors=True)
+            raise
         try:
             session = ShellSession(
                 ["docker", "attach", container.id],
