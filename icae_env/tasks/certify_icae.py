@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from icae_env.errors import ArgumentError, IcaeEnvError, SandboxError
-from icae_env.sandbox.images import image_exists
+from icae_env.sandbox.images import image_exists, missing_image_hint
 from icae_env.sandbox.spec import SandboxSpec
 from icae_env.scoring import ScoreLimits, ScoreReport, score
 from icae_env.tasks.certify_status import (
@@ -154,7 +154,7 @@ def _run_empty(task: Task, spec: SandboxSpec, header: dict[str, Any]) -> tuple[S
     if image is not None and not image_exists(image):
         return (
             "image-missing",
-            f"image {image} for {task.language} is not present (icae-env images build {task.language})",
+            f"image {image} for {task.language} is not present: {missing_image_hint(image)}",
         )
     header["tools"] = _probe(box, task)
     with tempfile.TemporaryDirectory(prefix="icae-empty-") as empty:

@@ -96,7 +96,13 @@ def test_docker_reports_a_missing_image_before_running(tmp_path):
     image_map.write_text("python: icae-env/not-built:never\n")
     status = certify_task(root, "token-bucket", {"backend": "docker", "image_map": str(image_map)})
     assert status.status == "image-missing" and "icae-env/not-built:never" in status.message
-    assert "icae-env images build python" in status.message and status.tiers == {}
+    assert "docker pull icae-env/not-built:never" in status.message and status.tiers == {}
+    (tmp_path / "release" / "repo_alias.json").write_text(
+        (tmp_path / "release" / "repo_alias.json").read_text().replace('"Python"', '"Dart"')
+    )
+    dart = certify_task(root, "token-bucket", "docker")
+    assert dart.status == "image-missing" and dart.language == "dart"
+    assert "dart:3.5" in dart.message and "cannot be built locally" in dart.message
 
 
 def test_a_broken_golden_fails_naming_its_cases_and_the_run_resumes(tmp_path):
