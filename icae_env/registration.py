@@ -119,6 +119,8 @@ FAMILIES: dict[str, str] = {
     "ledger-report": "icae_env.families.catalog.ledger_report:LedgerReport",
     "dependency-order": "icae_env.families.catalog.dependency_order:DependencyOrder",
     "rate-limiter": "icae_env.families.catalog.rate_limiter:RateLimiter",
+    "csv-validator": "icae_env.families.catalog.csv_validator:CsvValidator",
+    "config-checker": "icae_env.families.catalog.config_checker:ConfigChecker",
 }
 
 AGENTS: dict[str, str] = {
