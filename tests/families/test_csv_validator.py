@@ -178,7 +178,7 @@ def test_a_thousand_training_tasks_behave_differently():
 
 @pytest.fixture(scope="module")
 def batches():
-    return generate_batch(FAMILY, "train", 60), generate_batch(FAMILY, "test", 30)
+    return generate_batch(FAMILY, "train", 30), generate_batch(FAMILY, "test", 15)
 
 
 @pytest.mark.slow

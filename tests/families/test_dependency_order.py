@@ -140,7 +140,7 @@ def test_a_thousand_training_tasks_behave_differently():
 
 @pytest.fixture(scope="module")
 def batches():
-    return generate_batch(FAMILY, "train", 100), generate_batch(FAMILY, "test", 40)
+    return generate_batch(FAMILY, "train", 30), generate_batch(FAMILY, "test", 15)
 
 
 @pytest.mark.slow

@@ -104,7 +104,7 @@ def test_a_thousand_tasks_behave_differently():
 
 @pytest.fixture(scope="module")
 def batch():
-    return generate_batch(FAMILY, "test", 120)
+    return generate_batch(FAMILY, "test", 40)
 
 
 @pytest.mark.slow
