@@ -119,6 +119,8 @@ FAMILIES: dict[str, str] = {
     "ledger-report": "icae_env.families.catalog.ledger_report:LedgerReport",
     "dependency-order": "icae_env.families.catalog.dependency_order:DependencyOrder",
     "rate-limiter": "icae_env.families.catalog.rate_limiter:RateLimiter",
+    "version-ranges": "icae_env.families.catalog.version_ranges:VersionRanges",
+    "retry-schedule": "icae_env.families.catalog.retry_schedule:RetrySchedule",
 }
 
 AGENTS: dict[str, str] = {
