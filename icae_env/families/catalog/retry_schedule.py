@@ -8,6 +8,7 @@ field), so that a task never depends on a rule it does not have.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -33,8 +34,13 @@ _BREAKERS: dict[str, tuple[Any, ...]] = {
     "multiplier": (0.5, 11, 1.555, "2", 10.01),
     "max_delay_ms": (-1, "1000", 1.5),
     "attempts": (0, 101, "3", 2.5, True),
-    "jitter": ({"mode": "full"}, {"mode": "random", "seed": 7}, {"mode": "equal", "seed": -1},
-               {"mode": "full", "seed": 2**31}, "full"),  # fmt: skip
+    "jitter": (
+        {"mode": "full"},
+        {"mode": "random", "seed": 7},
+        {"mode": "equal", "seed": -1},
+        {"mode": "full", "seed": 2**31},
+        "full",
+    ),  # fmt: skip
     "retry_on": ({"status": ["5XX"]}, {"status": [600]}, {"errors": [""]}, {"status": "5xx"}, [503]),
     "deadline_ms": (-1, "5000", 2.5),
 }
@@ -118,7 +124,11 @@ class RetrySchedule(Family):
         if kind == "boundary":
             policy["base_ms"] = rng.choice((0, 999, 1000, 1, rng.randint(1, 99)))
             policy["attempts"] = rng.choice((1, 1, 2, rng.randint(8, 12)))
-            return policy, rng.choice(([], None, _failures(rng, 1)))
+            if strategy == "linear":
+                policy["step_ms"] = rng.randint(0, 900)
+            else:  # a cap at or above every delay (drawn, so that no two tasks share the case)
+                policy["max_delay_ms"] = policy["base_ms"] + rng.randint(0, 9000)
+            return policy, rng.choice(([], None, _failures(rng, 1), _failures(rng, 2)))
         _attempts(rng, policy)
         return policy, _outcomes(rng, 4)
 
@@ -128,7 +138,9 @@ class RetrySchedule(Family):
             policy["multiplier"] = 1
             return policy, _public_outcomes(rng, policy)
         if rng.random() < 0.75:
-            policy["multiplier"] = rng.choice(_MULTIPLIERS + (2, 3, 1.5, 2.5, 1.5, 2.5))  # halves: rounding rules differ
+            policy["multiplier"] = rng.choice(
+                _MULTIPLIERS + (2, 3, 1.5, 2.5, 1.5, 2.5)
+            )  # halves: rounding rules differ
             policy["base_ms"] |= 1 if rng.random() < 0.6 else 0
         if rng.random() < 0.5:
             policy["max_delay_ms"] = rng.randint(policy["base_ms"], policy["base_ms"] * 8)
@@ -136,7 +148,10 @@ class RetrySchedule(Family):
             policy.update(rng.choice(({"multiplier": 10, "max_delay_ms": 30000}, {"multiplier": 1.01}, {"base_ms": 0},
                                       {"max_delay_ms": 0}, {"multiplier": 10})))  # fmt: skip
             policy["attempts"] = rng.randint(4, 8)
-            return policy, []
+            if not policy["base_ms"] or not policy.get("max_delay_ms", 1):  # every wait 0: draw the rest
+                policy.setdefault("multiplier", rng.choice(_MULTIPLIERS))
+                return policy, _failures(rng, rng.randint(1, 3))
+            return policy, _failures(rng, rng.randint(0, 3))
         _attempts(rng, policy, 3, 7)
         return policy, _outcomes(rng, 5)
 
@@ -171,7 +186,11 @@ class RetrySchedule(Family):
             policy["jitter"] = {"mode": mode, "seed": rng.randrange(2**31)}
             return policy, _public_outcomes(rng, policy)
         strategy = rng.choice(("exponential", "exponential", "fixed"))
-        policy = {"strategy": strategy, "base_ms": _base(rng, 0.4), "jitter": {"mode": mode, "seed": rng.randrange(2**31)}}
+        policy = {
+            "strategy": strategy,
+            "base_ms": _base(rng, 0.4),
+            "jitter": {"mode": mode, "seed": rng.randrange(2**31)},
+        }
         if strategy == "exponential" and rng.random() < 0.6:
             policy["multiplier"] = rng.choice(_MULTIPLIERS + (2, 3))
         if rng.random() < 0.75:
@@ -197,10 +216,13 @@ class RetrySchedule(Family):
         reach = rng.randint(1, policy["attempts"] - 1)
         spent = sum(delays[:reach])
         policy["deadline_ms"] = rng.choice((
-            spent, spent, spent + rng.randint(1, max(1, delays[reach] - 1)), max(spent - 1, 0), spent + delays[reach] // 2,
+            spent, spent, spent + rng.randint(1, max(1, delays[reach] - 1)), max(spent - 1, 0),
+            spent + delays[reach] // 2,
         ))  # fmt: skip
         if kind == "boundary":
-            policy["deadline_ms"] = rng.choice((0, policy["base_ms"], policy["base_ms"] - 1 if policy["base_ms"] else 0))
+            policy["deadline_ms"] = rng.choice(
+                (0, policy["base_ms"], policy["base_ms"] - 1 if policy["base_ms"] else 0)
+            )
         return policy, _failures(rng, rng.randint(0, policy["attempts"]))
 
     def _validation(self, rng: random.Random, kind: SampleKind) -> tuple[dict[str, Any], Any]:
@@ -217,7 +239,9 @@ class RetrySchedule(Family):
         if kind != "public" and rng.random() < 0.25:
             outcomes = rng.choice(("503", [503, 0], [503, ""], [200, True], [600]))
         if kind == "malformed":
-            return rng.choice(([policy], "fixed", None, {"policy": policy})), outcomes
+            text = f"{strategy} {policy['base_ms']}ms x{policy['attempts']}"
+            broken: tuple[Any, ...] = ([policy], text, json.dumps(policy), {"policy": policy})
+            return rng.choice(broken), outcomes
         return policy, outcomes
 
     @staticmethod
@@ -225,14 +249,16 @@ class RetrySchedule(Family):
         """Values on the edge of valid (some in, some out)."""
         field, value = rng.choice((
             ("multiplier", 10), ("multiplier", 10.01), ("multiplier", 1.55), ("attempts", 100), ("attempts", 101),
-            ("base_ms", 0), ("jitter", {"mode": "equal", "seed": 2**31 - 1}), ("jitter", {"mode": "full", "seed": 2**31}),
+            ("base_ms", 0), ("jitter", {"mode": "equal", "seed": 2**31 - 1}),
+            ("jitter", {"mode": "full", "seed": 2**31}),
             ("retry_on", {"status": ["5xx", 599]}), ("retry_on", {"status": [99]}), ("deadline_ms", 0),
         ))  # fmt: skip
         if field == "multiplier":
             policy["strategy"] = "exponential"
         policy[field] = value
+        policy.setdefault("max_delay_ms", rng.randint(1000, 60000))  # drawn, so that no two tasks share the case
         if rng.random() < 0.3:
-            outcomes = rng.choice(([599, 100], [99], ["x"]))
+            outcomes = [*_failures(rng, rng.randint(0, 2)), *rng.choice(([599, 100], [99], ["x"]))]
         return policy, outcomes
 
     # --- malformed requests of the other features: one broken field, or messy but valid ------------------------
@@ -256,7 +282,8 @@ class RetrySchedule(Family):
         if choice == 0:
             return {**data, "name": rng.choice(("", "   ", 17))}
         if choice == 1:
-            return {"name": data["name"], "policy": rng.choice((list(policy.items())[:2], "fixed", None))}
+            text = f"{policy.get('strategy')} {policy.get('base_ms')}ms"  # the policy as a person would write it
+            return {"name": data["name"], "policy": rng.choice((list(policy.items())[:2], text, [policy]))}
         if choice == 2:
             return {**data, "outcomes": rng.choice(("503", [503, 0], [policy.get("base_ms", 1), ""], [True]))}
         if choice == 3:

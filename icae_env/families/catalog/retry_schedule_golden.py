@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 CORE = {
-    "retryplan/__init__.py": '''"""Retry schedules: the attempt-by-attempt timeline of a retry policy over some outcomes."""
+    "retryplan/__init__.py": '''"""Retry schedules: the attempt-by-attempt timeline of a retry policy
+over some outcomes."""
 
 from .app import handle
 
 __all__ = ["handle"]
 ''',
-    "retryplan/policy.py": '''"""The request and its validation: fields checked in a fixed order (the house says how many errors to report)."""
+    "retryplan/policy.py": '''"""The request and its validation: fields checked in a fixed order
+(the house says how many errors to report)."""
 
 import math
 import re
@@ -163,7 +165,8 @@ def read_request(data):
     policy = Policy(strategy, base, step, exact(multiplier), cap, attempts, jitter, seed, status, errors, deadline)
     return name, policy, list(outcomes or [])
 ''',
-    "retryplan/delays.py": '''"""The wait before a retry: strategy, the house rounding, the cap and the seeded jitter."""
+    "retryplan/delays.py": '''"""The wait before a retry: strategy, the house rounding, the cap
+and the seeded jitter."""
 
 from fractions import Fraction
 
@@ -208,7 +211,8 @@ def next_delay(policy, retry, jitter):
         return jitter.spread(capped(policy, delay))
     return capped(policy, jitter.spread(delay))
 ''',
-    "retryplan/engine.py": '''"""The attempt loop: classify each outcome, wait or give up, within the limit and the budget."""
+    "retryplan/engine.py": '''"""The attempt loop: classify each outcome, wait or give up, within
+the limit and the budget."""
 
 from .delays import Jitter, next_delay
 from .rules import DEADLINE_INCLUSIVE, SHORTEN_LAST_WAIT, attempt_limit, error_matches, unlisted
@@ -283,7 +287,7 @@ def handle(data):
 ''',
 }
 
-_SECONDS = "    return f\"{ms}ms\" if ms < 1000 else "
+_SECONDS = '    return f"{ms}ms" if ms < 1000 else '
 BLOCKS = {
     "attempts": {
         "total": "def attempt_limit(attempts):\n    return attempts\n",
@@ -291,7 +295,9 @@ BLOCKS = {
     },
     "attempts_default": {"three": "ATTEMPTS_DEFAULT = 3\n", "five": "ATTEMPTS_DEFAULT = 5\n"},
     "rounding": {
-        "half_up": "def round_ms(value):\n    return (2 * value.numerator + value.denominator) // (2 * value.denominator)\n",
+        "half_up": (
+            "def round_ms(value):\n    return (2 * value.numerator + value.denominator) // (2 * value.denominator)\n"
+        ),
         "half_even": "def round_ms(value):\n    return round(value)\n",
         "down": "def round_ms(value):\n    return value.numerator // value.denominator\n",
         "up": "def round_ms(value):\n    return -(-value.numerator // value.denominator)\n",

@@ -24,7 +24,7 @@ Triple = tuple[int, int, int]
 _TAGS = ("alpha", "alpha.1", "beta", "beta.2", "beta.11", "rc.1", "rc.2", "rc.10", "dev.3", "preview")
 _OPERATOR = re.compile(r"(<=|>=|<|>|\^|~)(?=[0-9vV])")
 _UNKNOWN_OPS = ("satisfies", "max_satisfying", "Sort", "list", "check", "range")
-_BAD_RANGES = ("{M}.x.{p}", "~>{M}.{m}", "=>{M}.{m}.{p}", "{M}.{m}.{p} - ", "|| {M}.x", "{M}.x ||", "^",
+_BAD_RANGES = ("{M}.x.{p}", "~>{M}.{m}", "=>{M}.{m}.{p}", "{M}.{m}.{p} - ", "|| {M}.x", "{M}.x ||", "{M}.{m}.{p} || ^",
                "{M}.{m}.{p} - {n}.0.0 - {n}.1.0", ">{M}.0.0 - {n}.0.0", "{M}.{m}-rc.1", "{M}.{m}.{p}.{n}")  # fmt: skip
 
 
@@ -48,15 +48,16 @@ def _near(rng: random.Random, anchor: Triple) -> Triple:
     ))  # fmt: skip
 
 
-def _decorate(rng: random.Random, triple: Triple, rate: float = 1.0) -> str:
-    """A version text for ``triple``, sometimes with a prerelease tag, build metadata or a v / V prefix."""
+def _decorate(rng: random.Random, triple: Triple, rate: float = 1.0, prefix: float | None = None) -> str:
+    """A version text for ``triple``, sometimes with a prerelease tag, build metadata or (``prefix``) a v / V prefix."""
+    prefix = rate if prefix is None else prefix
     text = _text(triple)
     if rng.random() < 0.3 * rate:
         text += "-" + rng.choice(_TAGS)
     if rng.random() < 0.2 * rate:
         text += rng.choice(("+build.", "+ci.", "+sha.")) + str(rng.randint(1, 9999))
     roll = rng.random()
-    return ("v" if roll < 0.2 * rate else "V" if roll < 0.28 * rate else "") + text
+    return ("v" if roll < 0.2 * prefix else "V" if roll < 0.28 * prefix else "") + text
 
 
 def _junk(rng: random.Random, anchor: Triple) -> str:
@@ -89,19 +90,25 @@ def _alternative(rng: random.Random, kind: int) -> tuple[str, list[Triple]]:
     if kind == 1:
         return rng.choice((f"^{major}.{minor}.{patch}", f"^{major}.{minor}")), [(major, minor, patch)]
     if kind == 2:
-        text = rng.choice((f"~{major}.{minor}", f"~{major}.{minor}", f"~{major}.{minor}.x", f"~{major}.{minor}.{patch}"))
+        text = rng.choice(
+            (f"~{major}.{minor}", f"~{major}.{minor}", f"~{major}.{minor}.x", f"~{major}.{minor}.{patch}")
+        )
         return text, [(major, minor, patch)]
     end = (major + rng.randint(0, 2), minor + rng.randint(0, 3), rng.randint(0, 9))
     if kind == 3:  # a hyphen span with a short right end
         tail = rng.choice((f"{end[0]}.{end[1]}", f"{end[0]}.{end[1]}", f"{end[0]}", f"{end[0]}.x"))
         return f"{major}.{minor}.{patch} - {tail}", [(major, minor, patch), (end[0], end[1], 0)]
     if kind == 4:
-        return rng.choice((f"{major}.x", f"{major}.{minor}.x", f"{major}.{minor}", f"={major}")), [(major, minor, patch)]
+        return rng.choice((f"{major}.x", f"{major}.{minor}.x", f"{major}.{minor}", f"={major}")), [
+            (major, minor, patch)
+        ]
     if kind == 5:
         text = rng.choice((f">={major}.{minor}.{patch} <{major + 1}.0.0", f">{major}.{minor}", f"<={major}.{minor}"))
         return text, [(major, minor, patch)]
     if kind == 6:  # names a prerelease
-        return rng.choice((">=", "^", "~")) + f"{major}.{minor}.{patch}-" + rng.choice(_TAGS[:6]), [(major, minor, patch)]
+        return rng.choice((">=", "^", "~")) + f"{major}.{minor}.{patch}-" + rng.choice(_TAGS[:6]), [
+            (major, minor, patch)
+        ]
     if kind == 7:
         return rng.choice(("^v", "~V", ">=v")) + f"{major}.{minor}.{patch}", [(major, minor, patch)]
     return f"{major}.{minor}.{patch} - {_text(end)}", [(major, minor, patch), end]
@@ -149,16 +156,22 @@ class VersionRanges(Family):
         rng: random.Random, anchors: list[Triple], count: int, junk: float = 0.5, named: bool = False
     ) -> list[str]:
         """Versions around ``anchors`` (``named``: one is a prerelease of the first anchor, as its range names)."""
-        rate = rng.choice((0.0, 0.6, 1.0, 1.0, 1.0))  # some lists are clean, so that strict house rules still show
+        rate = rng.choice((0.3, 0.6, 1.0, 1.0, 1.0))
+        prefix = rng.choice(
+            (0.0, 0.0, 0.6, 1.0, 1.0)
+        )  # many lists are valid under every rule, so strict ones still show
         junk = junk if rng.random() < 0.6 else 0.0  # and many have no junk, which a failing request would hide
-        texts = [_decorate(rng, _near(rng, rng.choice(anchors)), rate) for _ in range(count)]
+        texts = [_decorate(rng, _near(rng, rng.choice(anchors)), rate, prefix) for _ in range(count)]
         if named or rng.random() < 0.3:  # a prerelease of a version the range names (the prerelease rules differ)
             anchor = anchors[0] if named else rng.choice(anchors)
             texts.insert(rng.randrange(len(texts) + 1), f"{_text(anchor)}-" + rng.choice(_TAGS[5:8]))
         if rng.random() < 0.6:  # mirrors list some versions twice, written the same way or not
             twin = rng.choice(texts)
-            twin = rng.choice((twin, twin, twin.lstrip("vV"), f"{twin}+mirror.{rng.randint(1, 9)}" if "+" not in twin else twin))
-            texts.insert(rng.randrange(len(texts) + 1), twin)
+            if twin[:1] in ("v", "V") and rng.random() < 0.5:
+                other = twin[1:]
+            else:  # the same precedence, other build metadata
+                other = twin.split("+")[0] if "+" in twin else f"{twin}+mirror.{rng.randint(1, 9)}"
+            texts.insert(rng.randrange(len(texts) + 1), rng.choice((twin, other)))
         for _ in range(rng.choice((1, 1, 2)) if rng.random() < junk else 0):
             texts.insert(rng.randrange(len(texts) + 1), _junk(rng, rng.choice(anchors)))
         return texts
@@ -169,11 +182,15 @@ class VersionRanges(Family):
             return {"versions": [_text(_near(rng, anchor))]}
         if kind == "boundary":
             choice = rng.randrange(4)
-            if choice == 0:
-                return {"versions": []}
+            if choice == 0:  # nothing valid to list (the task's own numbers, written wrong)
+                junk = [f"{anchor[0]}.{anchor[1]}", *(_junk(rng, anchor) for _ in range(rng.randint(1, 2)))]
+                rng.shuffle(junk)
+                return {"versions": junk}
             if choice == 1:
                 same = _text(anchor)
-                return {"versions": [f"{same}+b.{rng.randint(1, 99)}", f"v{same}", same, f"{same}+a.{rng.randint(1, 9)}"]}
+                return {
+                    "versions": [f"{same}+b.{rng.randint(1, 99)}", f"v{same}", same, f"{same}+a.{rng.randint(1, 9)}"]
+                }
             if choice == 2:
                 big = f"{anchor[0]}.{anchor[1]}.{rng.randint(10**18, 10**21)}"
                 return {"versions": [big, _text(anchor), f"{big}-rc.1", f"v{big}"]}
@@ -231,8 +248,10 @@ class VersionRanges(Family):
         if kind == "boundary":
             text = rng.choice(("*", "<*", "^0.0.0", "^0.0", "^0", f"* - {major}.{minor}", f"{major}.{minor}.0 - *",
                                f"^0.0.{patch}", f"~{major}.{minor}.x", f"^0.{minor}.x", f"v{major}.{minor}.{patch}",
-                               f"~{major}.{minor}.{patch}-rc.1", f"<{major}", f"* - {major}", f"> {major}.{minor}"))  # fmt: skip
-            return {"range": text}
+                               f"~{major}.{minor}.{patch}-rc.1", f"<{major}", f"* - {major}",
+                               f"> {major}.{minor}"))  # fmt: skip
+            other = _alternative(rng, rng.choice((1, 2, 3, 5, 8)))[0]  # drawn, so that no two tasks share the case
+            return {"range": rng.choice((f"{text} || {other}", f"{other} || {text}"))}
         return {"range": _range(rng, rng.randint(2, 3), spaced=0.3)[0]}
 
     def _compare(self, rng: random.Random, kind: SampleKind) -> dict[str, Any]:
@@ -241,9 +260,12 @@ class VersionRanges(Family):
             pairs = [[_text(_near(rng, anchor)), _text(_near(rng, anchor))] for _ in range(rng.randint(1, 2))]
             return {"pairs": pairs}
         if kind == "boundary":
-            same = _text(anchor)
-            return {"pairs": [[f"{same}+a.{rng.randint(1, 9)}", f"v{same}+b"], [f"{same}-rc.1", same],
-                              [f"{same}-alpha", f"{same}-alpha.1"], [f"{same}-beta.11", f"{same}-beta.2"]]}  # fmt: skip
+            same, build = _text(anchor), rng.randint(1, 9999)
+            pairs = [[f"{same}+a.{build}", f"v{same}+b.{rng.randint(1, 9999)}"], [f"{same}-rc.1", same],
+                     [f"{same}-alpha", f"{same}-alpha.1"], [f"{same}-beta.11", f"{same}-beta.2"],
+                     [_decorate(rng, _near(rng, anchor)), _decorate(rng, _near(rng, anchor))]]  # fmt: skip
+            rng.shuffle(pairs)
+            return {"pairs": pairs}
         texts = self._versions(rng, [anchor], 2 * rng.randint(3, 6), junk=0.6)
         if len(texts) % 2:
             texts.append(_decorate(rng, _near(rng, anchor)))
@@ -264,15 +286,17 @@ class VersionRanges(Family):
             return data | {"op": rng.choice(_UNKNOWN_OPS)}
         if choice == 3:
             return {k: v for k, v in data.items() if k != "package"} | {"name": data["package"]}
-        if choice == 4 and "range" in data:
+        if choice == 4 and "range" in data:  # one bad alternative makes the whole range invalid
             bad = rng.choice(_BAD_RANGES).format(M=major, m=minor, p=patch, n=major + 1)
-            return data | {"range": bad}
+            return data | {"range": f"{_alternative(rng, rng.choice((1, 2, 5, 8)))[0]} || {bad}"}
         if choice == 4 and "ranges" in data:
             bad = rng.choice(_BAD_RANGES).format(M=major, m=minor, p=patch, n=major + 1)
             return data | {"ranges": [*data["ranges"], bad]}
         list_field = next((k for k in ("versions", "pairs") if k in data), None)
         if list_field is None:
-            return data | {"range": [data["range"], _text(anchor)] if choice == 5 else f"^V{_text(anchor)}"}
+            return data | {
+                "range": [data["range"], _text(anchor)] if choice == 5 else f"{data['range']} || ^V{_text(anchor)}"
+            }
         if choice == 5:
             return data | {list_field: ", ".join(_text(_near(rng, anchor)) for _ in range(3))}
         junk = [_junk(rng, anchor) for _ in range(rng.randint(2, 3))]

@@ -13,7 +13,8 @@ from .app import handle
 
 __all__ = ["handle"]
 ''',
-    "vranges/version.py": r'''"""Versions: parsing under the house prefix rule, SemVer 2.0.0 precedence, the house display."""
+    "vranges/version.py": r'''"""Versions: parsing under the house prefix rule, SemVer 2.0.0 precedence,
+the house display."""
 
 import re
 from functools import cmp_to_key
@@ -84,7 +85,8 @@ def in_order(versions):
     """The versions in the house listing order (equal precedence keeps the input order)."""
     return sorted(versions, key=cmp_to_key(compare), reverse=DESCENDING)
 ''',
-    "vranges/ranges.py": r'''"""Ranges: unions of comparator sets, x-ranges, caret, tilde and hyphen spans; matching and expansion."""
+    "vranges/ranges.py": r'''"""Ranges: unions of comparator sets, x-ranges, caret, tilde and hyphen
+spans; matching and expansion."""
 
 import re
 
@@ -379,13 +381,16 @@ BLOCKS = {
     "prefix": {"lower_v": 'PREFIX = "v?"\n', "any_v": 'PREFIX = "[vV]?"\n', "strict": 'PREFIX = ""\n'},
     "prereleases": {
         "same_tuple": (
-            "def prerelease_allowed(version, written):\n"
-            "    return any(w.triple == version.triple for w in written)\n"
+            "def prerelease_allowed(version, written):\n    return any(w.triple == version.triple for w in written)\n"
         ),
         "include": "def prerelease_allowed(version, written):\n    return True\n",
         "never": "def prerelease_allowed(version, written):\n    return False\n",
     },
-    "duplicates": {"keep": 'DUPLICATES = "keep"\n', "text": 'DUPLICATES = "text"\n', "precedence": 'DUPLICATES = "precedence"\n'},
+    "duplicates": {
+        "keep": 'DUPLICATES = "keep"\n',
+        "text": 'DUPLICATES = "text"\n',
+        "precedence": 'DUPLICATES = "precedence"\n',
+    },
     "caret_zero": {
         "leftmost": (
             "def caret_upper(major, minor, patch, given):\n"

@@ -98,7 +98,8 @@ class RangeSyntaxError extends Error {}
 function parsePartial(text) {
   const m = PARTIAL.exec(text);
   if (!m) return null;
-  const parts = [m[1], m[2], m[3]].map((p) => (p === undefined || p === 'x' || p === 'X' || p === '*' ? null : BigInt(p)));
+  const wild = (p) => p === undefined || p === 'x' || p === 'X' || p === '*';
+  const parts = [m[1], m[2], m[3]].map((p) => (wild(p) ? null : BigInt(p)));
   if (parts.some((p, i) => i < 2 && p === null && parts[i + 1] !== null)) return null;
   const given = parts.filter((p) => p !== null).length;
   const hasTail = m[4] !== undefined || m[5] !== undefined;
@@ -348,7 +349,11 @@ BLOCKS = {
         "report": "const INVALID = 'report';\n",
         "fail": "const INVALID = 'fail';\n",
     },
-    "prefix": {"lower_v": "const PREFIX = 'v?';\n", "any_v": "const PREFIX = '[vV]?';\n", "strict": "const PREFIX = '';\n"},
+    "prefix": {
+        "lower_v": "const PREFIX = 'v?';\n",
+        "any_v": "const PREFIX = '[vV]?';\n",
+        "strict": "const PREFIX = '';\n",
+    },
     "prereleases": {
         "same_tuple": (
             "const prereleaseAllowed = (version, written) =>\n"
@@ -387,7 +392,10 @@ BLOCKS = {
         ),
     },
     "hyphen": {"prefix": "const HYPHEN_PREFIX = true;\n", "zero_fill": "const HYPHEN_PREFIX = false;\n"},
-    "operator_spacing": {"strict": "const LENIENT_OPERATORS = false;\n", "lenient": "const LENIENT_OPERATORS = true;\n"},
+    "operator_spacing": {
+        "strict": "const LENIENT_OPERATORS = false;\n",
+        "lenient": "const LENIENT_OPERATORS = true;\n",
+    },
     "resolve": {"highest": "const PICK_LOWEST = false;\n", "lowest": "const PICK_LOWEST = true;\n"},
     "no_match": {
         "none": "const NO_MATCH = 'none';\n",
