@@ -121,6 +121,8 @@ FAMILIES: dict[str, str] = {
     "rate-limiter": "icae_env.families.catalog.rate_limiter:RateLimiter",
     "csv-validator": "icae_env.families.catalog.csv_validator:CsvValidator",
     "config-checker": "icae_env.families.catalog.config_checker:ConfigChecker",
+    "version-ranges": "icae_env.families.catalog.version_ranges:VersionRanges",
+    "retry-schedule": "icae_env.families.catalog.retry_schedule:RetrySchedule",
 }
 
 AGENTS: dict[str, str] = {
