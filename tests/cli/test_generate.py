@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from icae_env.cli import main
+from icae_env.registration import FAMILIES
 
 
 @pytest.mark.parametrize(
@@ -27,6 +28,6 @@ def test_a_malformed_argument_is_one_line_naming_it(argv, message, tmp_path, cap
 
 def test_an_unknown_family_or_knob_names_the_choices(tmp_path, capsys):
     assert main(["tasks", "generate", "nope", "--out", str(tmp_path)]) != 0
-    assert "unknown task family 'nope'; expected one of ['ledger-report']" in capsys.readouterr().err
+    assert f"unknown task family 'nope'; expected one of {sorted(FAMILIES)}" in capsys.readouterr().err
     assert main(["tasks", "generate", "ledger-report", "--knob", "features=99", "--out", str(tmp_path)]) != 0
     assert "features must be in 3..5" in capsys.readouterr().err
