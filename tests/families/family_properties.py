@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from icae_env.families import Generated, Knobs, TaskRejected, generate, get_family
 from icae_env.families.keys import KeySpace, distance
@@ -205,3 +209,29 @@ def python_outputs(plan: Plan, inputs: list[Any]) -> list[str]:
     """What the Python golden prints for each input."""
     model = load_model(get_family(plan.family).golden(plan, "python"))
     return [model(x) for x in inputs]
+
+
+def split_batch_tests(family: str, train: int = 30, test: int = 15) -> tuple[Callable[[], None], Callable[[], None]]:
+    """The two slow tests of a family with both splits, over one batch of ``train`` and one of ``test`` tasks.
+
+    The first checks that every task of both batches is certified and reveals no tell; the second that the batches
+    share no hidden case. Bind them to ``test_*`` names in the family's test module.
+    """
+
+    @functools.cache
+    def batches() -> tuple[Batch, Batch]:
+        return generate_batch(family, "train", train), generate_batch(family, "test", test)
+
+    @pytest.mark.slow
+    def test_generation_is_certified() -> None:
+        for batch in batches():
+            print(batch.figures())
+            assert_certified(batch)
+            assert_no_tells_revealed(batch)
+
+    @pytest.mark.slow
+    def test_no_hidden_case_is_shared_between_train_and_test() -> None:
+        train_batch, test_batch = batches()
+        assert_disjoint_cases(train_batch.tasks, test_batch.tasks)
+
+    return test_generation_is_certified, test_no_hidden_case_is_shared_between_train_and_test

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from family_properties import (
-    assert_certified,
     assert_deterministic,
     assert_disjoint_cases,
     assert_distinct_keys,
@@ -12,6 +11,7 @@ from family_properties import (
     assert_splits_apart,
     generate_batch,
     sample_keys,
+    split_batch_tests,
 )
 
 from icae_env.families import Knobs, generate, get_family
@@ -177,23 +177,7 @@ def test_a_thousand_training_tasks_behave_differently():
     assert_splits_apart(FAMILY, 300, 50)
 
 
-@pytest.fixture(scope="module")
-def batches():
-    return generate_batch(FAMILY, "train", 30), generate_batch(FAMILY, "test", 15)
-
-
-@pytest.mark.slow
-def test_generation_is_certified(batches):
-    for batch in batches:
-        print(batch.figures())
-        assert_certified(batch)
-        assert_no_tells_revealed(batch)
-
-
-@pytest.mark.slow
-def test_no_hidden_case_is_shared_between_train_and_test(batches):
-    train, test = batches
-    assert_disjoint_cases(train.tasks, test.tasks)
+test_generation_is_certified, test_no_hidden_case_is_shared_between_train_and_test = split_batch_tests(FAMILY)
 
 
 @pytest.mark.slow
