@@ -12,6 +12,7 @@ from typing import Any
 from icae_env.cli.common import count, table
 from icae_env.families import Knobs, TaskRejected, family_names, generate, get_family
 from icae_env.families.generation import parse_knobs
+from icae_env.progress import draw_progress
 from icae_env.tasks import export_icae
 from icae_env.tasks.golden import write_golden
 from icae_env.tasks.models import GoldenFile
@@ -52,12 +53,6 @@ def _knob(text: str) -> str:
     return text
 
 
-def _progress(done: int, total: int, rejected: int, started: float) -> None:
-    bar = "#" * int(20 * done / max(total, 1))
-    sys.stderr.write(f"\r[{bar:<20}] {done}/{total} certified, {rejected} rejected, {time.monotonic() - started:6.1f}s")
-    sys.stderr.flush()
-
-
 def _cmd_generate(args: argparse.Namespace) -> int:
     knobs = parse_knobs("&".join(args.knob))
     out, started, rejected = Path(args.out), time.monotonic(), Counter[str]()
@@ -75,7 +70,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
             write_pack_files(generated.files, out / generated.plan.task_id)
         done, index = done + 1, index + 1
         if not args.quiet:
-            _progress(done, args.count, sum(rejected.values()), started)
+            draw_progress(done, args.count, started, f"certified, {sum(rejected.values())} rejected")
     if not args.quiet:
         sys.stderr.write("\n")
     total = done + sum(rejected.values())

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from icae_env.progress import draw_progress
 from icae_env.run.episode import EpisodeResult
 from icae_env.run.table import format_table
 from icae_env.run.trajectory import trajectory_name
@@ -187,11 +188,7 @@ class ResultSink:
         """Redraw the progress line (when enabled)."""
         if not self.progress:
             return
-        done = len(self.results)
-        bar = "#" * int(20 * done / self.total)
-        elapsed = time.monotonic() - self.started
-        sys.stderr.write(f"\r[{bar:<20}] {done}/{self.total} {elapsed:6.1f}s {label:<48.48}")
-        sys.stderr.flush()
+        draw_progress(len(self.results), self.total, self.started, label)
 
     def finish(self) -> None:
         """End the progress line."""

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from icae_env.errors import ArgumentError, IcaeEnvError, SandboxError
+from icae_env.progress import draw_progress
 from icae_env.sandbox.images import image_exists, missing_image_hint
 from icae_env.sandbox.spec import SandboxSpec
 from icae_env.scoring import ScoreLimits, ScoreReport, score
@@ -270,10 +271,7 @@ class _Progress:
         with self.lock:
             self.done += 1
             if self.enabled:
-                bar = "#" * int(20 * self.done / max(self.total, 1))
-                elapsed = time.monotonic() - self.started
-                sys.stderr.write(f"\r[{bar:<20}] {self.done}/{self.total} {elapsed:7.1f}s {label:<48.48}")
-                sys.stderr.flush()
+                draw_progress(self.done, self.total, self.started, label)
 
     def finish(self) -> None:
         if self.enabled and self.total:
