@@ -8,6 +8,7 @@ import pytest
 
 from icae_env.baselines.oracle_agent import OracleAgent
 from icae_env.baselines.random_agent import RandomAgent
+from icae_env.families import family_names, get_family
 from icae_env.run import run_suite
 from icae_env.tasks import list_tasks
 
@@ -34,6 +35,16 @@ def test_oracle_scores_one_everywhere_and_random_zero():
     oracle = run_suite(OracleAgent, tasks, ("L1", "L2", "L3"), progress=False)
     assert [(r.task, r.level, r.overall) for r in oracle if r.overall != 1.0 or r.error] == []
     assert all(r.task_coverage == 1.0 for r in oracle if r.level != "L3")
+    random = run_suite(lambda: RandomAgent(steps=5), tasks, ("L1",), progress=False)
+    assert [(r.task, r.overall) for r in random if r.overall != 0.0 or r.error] == []
+
+
+@pytest.mark.slow
+def test_oracle_scores_one_and_random_zero_on_a_generated_task_of_every_family():
+    tasks = [f"gen/{f}/{'test' if get_family(f).held_out else 'train'}/0" for f in family_names()]
+    oracle = run_suite(OracleAgent, tasks, ("L1",), progress=False)
+    assert [(r.task, r.overall) for r in oracle if r.overall != 1.0 or r.error] == []
+    assert all(r.task_coverage == 1.0 for r in oracle)
     random = run_suite(lambda: RandomAgent(steps=5), tasks, ("L1",), progress=False)
     assert [(r.task, r.overall) for r in random if r.overall != 0.0 or r.error] == []
 

@@ -4,7 +4,8 @@ The PRDs follow ICAE's levels: **L1** is the business framing, one vague clause 
 ``l1_signals``) one per hidden decision; **L2** adds the ground sentences of the reveal set; **L3** is the ground PRD
 with the masked decisions' literals replaced by ``(ask for it)``; **ground** states everything. Each level hides
 what its PRD omits: L1 every hidden decision's record, L2 those not revealed, L3 one literal record per masked
-decision. A canary string marks every generated pack.
+decision, whose answer is the unmasked sentence (ICAE's own L3 answers are often a bare value; a sentence
+stays unambiguous when a reply lists several points). A canary string marks every generated pack.
 """
 
 from __future__ import annotations
@@ -165,11 +166,10 @@ def _records(family: Family, plan: Plan) -> tuple[list[dict[str, Any]], dict[str
         })  # fmt: skip
     for i, name in enumerate(plan.masked, start=1):
         decision = family.decision(name)
-        literal = decision.value(plan.values[name]).literal or ""
         literal_ids.append(f"L3_{i:03d}")
         records.append({
             "constraint_id": literal_ids[-1], "kind": "literal", "trigger_keywords": list(decision.triggers),
-            "oracle_response": _words(plan, literal),
+            "oracle_response": _words(plan, decision.value(plan.values[name]).ground),
         })  # fmt: skip
     hidden = {
         "L1": [ids[name] for name in plan.hidden],

@@ -84,8 +84,11 @@ def behaviour_key(family: Family, split: str, index: int, knobs: Knobs) -> Behav
     """The behaviour key of task ``index`` of ``split``.
 
     Raises:
-        TaskNotFoundError: when the split has fewer keys under these knobs.
+        TaskNotFoundError: when the split has fewer keys under these knobs, or none at all (a held-out family's
+            train split).
     """
+    if family.held_out and split != "test":
+        raise TaskNotFoundError(f"family {family.name!r} is held out: every task is in the test split (--split test)")
     n_features = knobs.feature_count(family)
     ident = (family.name, split, n_features, knobs.domain, knobs.surprise, knobs.min_surprise)
     with _WALKS_LOCK:

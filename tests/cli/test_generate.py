@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from icae_env.cli import main
+from icae_env.families import get_family
 from icae_env.registration import FAMILIES
 
 
@@ -31,3 +32,6 @@ def test_an_unknown_family_or_knob_names_the_choices(tmp_path, capsys):
     assert f"unknown task family 'nope'; expected one of {sorted(FAMILIES)}" in capsys.readouterr().err
     assert main(["tasks", "generate", "ledger-report", "--knob", "features=99", "--out", str(tmp_path)]) != 0
     assert "features must be in 3..5" in capsys.readouterr().err
+    held_out = next(name for name in sorted(FAMILIES) if get_family(name).held_out)
+    assert main(["tasks", "generate", held_out, "--split", "train", "--count", "1", "--out", str(tmp_path)]) == 2
+    assert f"family {held_out!r} is held out: every task is in the test split" in capsys.readouterr().err

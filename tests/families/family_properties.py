@@ -5,17 +5,15 @@ from __future__ import annotations
 import functools
 import json
 import statistics
-import subprocess
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from icae_env.families import Generated, Knobs, TaskRejected, generate, get_family
+from icae_env.families.javascript import javascript_outputs as run_javascript
 from icae_env.families.keys import KeySpace, distance
 from icae_env.families.model import load_model
 from icae_env.families.plan import behaviour_key
@@ -134,34 +132,14 @@ def assert_splits_apart(family: str, train: int, test: int) -> None:
         assert min(distance(key, other) for other in train_keys) >= 3
 
 
-_JS_RUNNER = """
-const path = require('path');
-const jobs = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'));
-const outputs = jobs.map((job, i) => {
-  const { handle } = require(path.resolve('golden' + i, 'src', 'index.js'));
-  return job.map((x) => handle(x));
-});
-process.stdout.write(JSON.stringify(outputs));
-"""
-
-
 def javascript_outputs_many(jobs: list[tuple[dict[str, str], list[Any]]]) -> list[list[str]]:
     """What each JavaScript golden's ``handle`` returns for each of its inputs (one ``node`` process for all)."""
-    with tempfile.TemporaryDirectory(prefix="icae-js-golden-") as scratch:
-        root = Path(scratch)
-        files = {"run.js": _JS_RUNNER, "in.json": json.dumps([inputs for _, inputs in jobs])}
-        for i, (golden, _) in enumerate(jobs):
-            files.update({f"golden{i}/{path}": text for path, text in golden.items()})
-        for path, text in files.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(text, encoding="utf-8")
-        done = subprocess.run(["node", "run.js", "in.json"], cwd=root, capture_output=True, text=True, check=True)
-        return [list(outputs) for outputs in json.loads(done.stdout)]
+    return run_javascript(jobs)
 
 
 def javascript_outputs(files: dict[str, str], inputs: list[Any]) -> list[str]:
     """What a JavaScript golden's ``handle`` returns for each input (one ``node`` process for all of them)."""
-    return javascript_outputs_many([(files, inputs)])[0]
+    return run_javascript([(files, inputs)])[0]
 
 
 def sampled_inputs(plan: Plan, per_kind: int, seed: str) -> list[Any]:

@@ -126,3 +126,17 @@ def test_an_env_draws_from_a_distribution_with_its_seeded_generator():
     finally:
         named.close()
     assert dist.sample(np.random.default_rng(7)).id == dist.sample(np.random.default_rng(7)).id
+
+
+def test_each_l3_record_answers_with_the_sentence_its_prd_masks():
+    generated = generate("retry-schedule", "train", 0)
+    family, plan, task = get_family("retry-schedule"), generated.plan, generated.task
+    assert plan.masked
+    l3, ground = task.prd("L3"), task.prd("ground")
+    records = {r.constraint_id: r.oracle_response for r in task.user_agent_data("L3").hidden_constraints}
+    for i, name in enumerate(plan.masked, start=1):
+        value = family.decision(name).value(plan.values[name])
+        sentence = value.ground.format(**plan.skin.words)
+        assert records[f"L3_{i:03d}"] == sentence  # a sentence, not the bare literal
+        assert sentence in ground and sentence not in l3
+        assert sentence.replace(value.literal.format(**plan.skin.words), "(ask for it)") in l3
