@@ -18,8 +18,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import icae_env.families.generation as generation  # noqa: E402
-from icae_env.families import TaskRejected, family_names, generate  # noqa: E402
+from icae_env.families import TaskRejected, family_names, generate, get_family  # noqa: E402
 from icae_env.families.harness import harness_problems  # noqa: E402
+
+
+def _split(family: str) -> str:
+    """The split to draw from: ``test`` for a held-out family (it has no other), else ``train``."""
+    return "test" if get_family(family).held_out else "train"
 
 
 def _in_process(family: str, count: int) -> tuple[int, int, float]:
@@ -27,7 +32,7 @@ def _in_process(family: str, count: int) -> tuple[int, int, float]:
     started, done, rejected, index = time.perf_counter(), 0, 0, 0
     while done < count:
         try:
-            generate(family, "train", index)
+            generate(family, _split(family), index)
             done += 1
         except TaskRejected:
             rejected += 1
@@ -50,7 +55,7 @@ def main() -> None:
         rate = 60 * done / seconds
         rates.append(rate)
         started = time.perf_counter()
-        problems = sum(len(harness_problems(generate(name, "train", i))) for i in range(args.harness))
+        problems = sum(len(harness_problems(generate(name, _split(name), i))) for i in range(args.harness))
         harness = (time.perf_counter() - started) / max(args.harness, 1)
         note = "" if not problems else f"  ({problems} harness problems)"
         print(f"{name:<20} {done:>9} {rejected:>8} {rate:>10.1f} {harness:>15.1f}{note}")
