@@ -123,6 +123,7 @@ FAMILIES: dict[str, str] = {
     "config-checker": "icae_env.families.catalog.config_checker:ConfigChecker",
     "version-ranges": "icae_env.families.catalog.version_ranges:VersionRanges",
     "retry-schedule": "icae_env.families.catalog.retry_schedule:RetrySchedule",
+    "log-summary": "icae_env.families.catalog.log_summary:LogSummary",
 }
 
 AGENTS: dict[str, str] = {
