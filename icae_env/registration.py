@@ -123,6 +123,7 @@ FAMILIES: dict[str, str] = {
     "config-checker": "icae_env.families.catalog.config_checker:ConfigChecker",
     "version-ranges": "icae_env.families.catalog.version_ranges:VersionRanges",
     "retry-schedule": "icae_env.families.catalog.retry_schedule:RetrySchedule",
+    "schedule-next": "icae_env.families.catalog.schedule_next:ScheduleNext",
 }
 
 AGENTS: dict[str, str] = {
