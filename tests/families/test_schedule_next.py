@@ -5,6 +5,12 @@ The expected fire times below were worked out by hand (weekdays checked against 
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 from family_blocks import check_spec
 from family_properties import (
@@ -166,6 +172,24 @@ def test_every_sampled_request_prints_its_name():
 
 def test_generation_is_deterministic():
     assert_deterministic(FAMILY, "train", 3)
+
+
+_DIGEST = (
+    "import hashlib, json; from icae_env.families import generate; "
+    "files = generate('schedule-next', 'train', 5).files; "
+    "print(hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest())"
+)
+
+
+def test_generation_does_not_depend_on_the_hash_seed():
+    """A pack written by one process must equal what ``tasks validate`` regenerates in another (no set order)."""
+    digests = set()
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", _DIGEST], env=env, capture_output=True, text=True, check=True)
+        digests.add(done.stdout.strip())
+    files = generate(FAMILY, "train", 5).files
+    assert digests == {hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()}
 
 
 def test_a_few_tasks_certify_and_share_no_hidden_case_across_splits():

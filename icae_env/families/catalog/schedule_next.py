@@ -120,7 +120,7 @@ _RISKS = {"wrap": (0, 1, 3), "weekday_numbers": (2, 2), "names": (4, 5, 6)}
 
 def _risky(rng: random.Random, fields: list[str], focus: frozenset[str] = frozenset()) -> None:
     """Give one field a form that only some of the house rules accept (more often the kinds ``focus`` names)."""
-    roll = rng.choice((0, 1, 2, 2, 3, 4, 5, 6) + sum((_RISKS[name] for name in focus if name in _RISKS), ()))
+    roll = rng.choice((0, 1, 2, 2, 3, 4, 5, 6) + sum((_RISKS[name] for name in sorted(focus) if name in _RISKS), ()))
     if roll == 0:
         fields[1] = f"{rng.randint(20, 23)}-{rng.randint(1, 4)}"
     elif roll == 1:
