@@ -124,6 +124,7 @@ FAMILIES: dict[str, str] = {
     "version-ranges": "icae_env.families.catalog.version_ranges:VersionRanges",
     "retry-schedule": "icae_env.families.catalog.retry_schedule:RetrySchedule",
     "log-summary": "icae_env.families.catalog.log_summary:LogSummary",
+    "schedule-next": "icae_env.families.catalog.schedule_next:ScheduleNext",
 }
 
 AGENTS: dict[str, str] = {
