@@ -1,4 +1,9 @@
-"""Train a clarification policy on icae/Clarify-v0 (a contextual bandit) and evaluate it on held-out built-in tasks.
+"""Train a clarification policy on icae/Clarify-v0 (a contextual bandit) and evaluate it on held-out task families.
+
+Tasks (``--suite families``, the default): the first ``train_tasks`` certified train-split tasks of every family
+that is not held out train the policy; the first ``eval_tasks`` test-split tasks of every held-out family
+(``icae-env tasks families``) measure it, and so does the ICAE-Bench sample (``--icae_sample``, when present), whose
+tasks no family resembles. ``--suite builtin`` trains on the built-in tasks but ``--held_out`` instead.
 
 The actions of an episode are the PRD's candidate questions (``baselines.heuristic_clarifier``: generic
 requirement questions, templates filled with the PRD's salient terms, and questions about each PRD sentence). The
@@ -14,7 +19,7 @@ ridge regression (:class:`RidgeValue`), refitted every ``refit_every`` episodes,
 ``epsilon`` to ``final_epsilon``. Held-out task-specific coverage is the greedy policy's, ties broken at random,
 so that the untrained start (all values equal) is the uniform random policy over the same candidates.
 
-Run: python examples/train_clarifier.py [--episodes 20000] [--out runs/train_clarifier]
+Run: python examples/train_clarifier.py [--suite families|builtin] [--episodes 6000] [--out runs/train_clarifier]
 Needs matplotlib for the learning-curve PNG (pip install matplotlib).
 """
 
@@ -39,10 +44,13 @@ from icae_env.baselines.heuristic_clarifier import (
     prd_terms,
 )
 from icae_env.envs.clarify import ClarifyEnv
+from icae_env.families import TaskRejected, family_names, generate, get_family, task_name
 from icae_env.tasks import list_tasks
+from icae_env.tasks.icae_root import icae_aliases, icae_ref, record_levels
 from icae_env.user_agent.grounded import NOTICE
 from icae_env.user_agent.text import STOPWORDS, tokens
 
+ROOT = Path(__file__).resolve().parents[1]
 #: Features known before asking (they follow the generic-question and term-template indicators).
 STATIC = (
     "term salience",
@@ -81,8 +89,20 @@ _DETAILED_SENTENCES = 30  # a PRD with this many sentences counts as fully detai
 class Args:
     """Command-line arguments."""
 
+    suite: str = "families"
+    """"families": train on the train split of every family that is not held out, evaluate on the held-out
+    families' test split; "builtin": train on the built-in tasks but --held_out, evaluate on those"""
+    train_tasks: int = 40
+    """(families) training tasks per family: the first certified ones of its train split"""
+    eval_tasks: int = 10
+    """(families) evaluation tasks per held-out family: the first certified ones of its test split"""
+    validation: str = "auto"
+    """(families) a training family kept out of training whose coverage picks the evaluation whose weights are
+    kept ("auto": the last by name; "": none, the last weights are kept)"""
     held_out: str = "builtin/semver-range,builtin/token-bucket,builtin/unidiff"
-    """comma-separated held-out tasks (fixed before training: the last three built-in names); the others train"""
+    """(builtin) comma-separated held-out tasks (fixed before training: the last three built-in names)"""
+    icae_sample: str = str(ROOT.parent / "shared" / "icae-sample")
+    """ICAE-Bench data root also evaluated before and after training ("" or absent: skipped)"""
     levels: str = "L1,L2"
     """comma-separated levels to train and evaluate on"""
     budget: int = 5
@@ -91,19 +111,19 @@ class Args:
     """reward subtracted per question"""
     terms: int = 10
     """PRD terms per task used to build candidates"""
-    episodes: int = 20000
+    episodes: int = 6000
     """training episodes"""
     epsilon: float = 1.0
     """exploration rate of the first training episode (a uniformly random question instead of the best)"""
     final_epsilon: float = 0.1
     """exploration rate of the last training episode (linear in between)"""
-    ridge: float = 1.0
+    ridge: float = 100.0
     """L2 penalty of the value regression"""
     refit_every: int = 500
     """training episodes between refits of the value weights"""
-    eval_every: int = 500
+    eval_every: int = 1000
     """training episodes between held-out evaluations (the points of the learning curve)"""
-    eval_episodes: int = 50
+    eval_episodes: int = 20
     """episodes per held-out task and level in each evaluation (they differ only in random tie-breaks)"""
     seed: int = 0
     """seed of the task draws, the policy's sampling and the env"""
@@ -481,30 +501,97 @@ def run_episode(
     return 100.0 * info["task_coverage"]
 
 
-def evaluate(env: ClarifyEnv, policy: Policy, jobs: list[tuple[str, str]], episodes: int, seed: int) -> float:
-    """Mean task-specific coverage (%) of the greedy policy on ``jobs`` (same seeds every call)."""
+def evaluate(env: ClarifyEnv, policy: Policy, jobs: list[tuple[str, str]], episodes: int, seed: int) -> np.ndarray:
+    """Task-specific coverage (%) of the greedy policy: a row per job, a column per episode (same seeds each call)."""
     rng = np.random.default_rng(seed)
-    return float(np.mean([run_episode(env, policy, rng, job, seed) for job in jobs for _ in range(episodes)]))
+    return np.array([[run_episode(env, policy, rng, job, seed) for _ in range(episodes)] for job in jobs])
 
 
-def _split(args: Args) -> tuple[list[str], list[str]]:
+def by_group(jobs: list[tuple[str, str]], coverage: np.ndarray) -> dict[str, float]:
+    """Mean coverage per family (``gen/<family>/...``) or per task of the other names."""
+    groups: dict[str, list[float]] = {}
+    for (task, _), row in zip(jobs, coverage, strict=True):
+        groups.setdefault(task.split("/")[1] if task.startswith("gen/") else task, []).extend(row)
+    return {name: float(np.mean(values)) for name, values in groups.items()}
+
+
+def _certified(family: str, split: str, count: int) -> list[str]:
+    """The names of the first ``count`` certified tasks of ``family``'s ``split`` (rejected indices skipped)."""
+    names, index = [], 0
+    while len(names) < count:
+        try:
+            generate(family, split, index)
+            names.append(task_name(family, split, index))
+        except TaskRejected:
+            pass
+        index += 1
+    return names
+
+
+def _split(args: Args) -> tuple[list[str], list[str], list[str]]:
+    """The training, validation and held-out task names of ``args.suite``."""
+    if args.suite == "families":
+        held = [f for f in family_names() if get_family(f).held_out]
+        rest = [f for f in family_names() if f not in held]
+        check = rest[-1] if args.validation == "auto" else args.validation
+        if check and check not in rest:
+            raise ValueError(f"validation must be one of {rest}, 'auto' or '', got {check!r}")
+        training = [n for f in rest if f != check for n in _certified(f, "train", args.train_tasks)]
+        validation = _certified(check, "train", args.eval_tasks) if check else []
+        return training, validation, [n for f in held for n in _certified(f, "test", args.eval_tasks)]
+    if args.suite != "builtin":
+        raise ValueError(f"suite must be 'families' or 'builtin', got {args.suite!r}")
     held_out = [t.strip() for t in args.held_out.split(",") if t.strip()]
     training = [t for t in list_tasks() if t not in held_out]
     if not training or not held_out or not set(held_out) <= set(list_tasks()):
         raise ValueError(f"need built-in training and held-out tasks; held out {held_out}, training {training}")
-    return training, held_out
+    return training, [], held_out
 
 
-def train(args: Args) -> tuple[list[tuple[int, float]], list[float]]:
-    """Train; return the held-out curve ``[(episode, coverage %)]`` and the training episodes' coverage."""
-    training, held_out = _split(args)
+def _sample_jobs(args: Args, levels: list[str]) -> list[tuple[str, str]]:
+    """The ICAE-Bench sample's (task, level) jobs of its tasks with every level, or none without the sample."""
+    if not args.icae_sample or not Path(args.icae_sample).is_dir():
+        return []
+    root = Path(args.icae_sample).resolve()
+    aliases = [a for a in icae_aliases(root) if set(levels) <= set(record_levels(root, a))]
+    return [(icae_ref(root, a), lv) for a in aliases for lv in levels]
+
+
+@dataclass
+class Result:
+    """What a training run measured.
+
+    Attributes:
+        curve: Held-out coverage (%) after each evaluation, ``[(episode, coverage)]`` (episode 0: untrained).
+        history: Each training episode's coverage (%).
+        groups: Held-out coverage (%) before and after training, per held-out family (or task).
+        sample: The ICAE sample's coverage (%) before and after training; None without the sample.
+        chosen: The episode of the weights kept and their validation coverage (%): the evaluation at which the
+            validation family scored best; None without a validation family (the last weights are kept).
+    """
+
+    curve: list[tuple[int, float]]
+    history: list[float]
+    groups: dict[str, tuple[float, float]]
+    sample: tuple[float, float] | None
+    chosen: tuple[int, float] | None = None
+
+
+def train(args: Args) -> Result:
+    """Train on the training tasks and evaluate the greedy policy on the held-out ones (and the ICAE sample)."""
+    training, validation, held_out = _split(args)
     levels = args.levels.split(",")
-    env = ClarifyEnv(task=training + held_out, budget=args.budget, question_cost=args.question_cost, router=args.router)
+    env = ClarifyEnv(task=training + validation + held_out, budget=args.budget, question_cost=args.question_cost,
+                     router=args.router)  # fmt: skip
     policy, rng = Policy(args.terms), np.random.default_rng(args.seed)
     data, stats = RidgeValue(policy.theta.size, args.ridge), TypeStats()
     jobs = [(t, lv) for t in training for lv in levels]
-    held_jobs = [(t, lv) for t in held_out for lv in levels]
-    curve, history = [(0, evaluate(env, policy, held_jobs, args.eval_episodes, args.seed + 1))], []
+    held_jobs, sample_jobs = [(t, lv) for t in held_out for lv in levels], _sample_jobs(args, levels)
+    check_jobs = [(t, lv) for t in validation for lv in levels]
+    sample_before = evaluate(env, policy, sample_jobs, args.eval_episodes, args.seed + 1) if sample_jobs else None
+    first = evaluate(env, policy, held_jobs, args.eval_episodes, args.seed + 1)
+    curve, history, last = [(0, float(first.mean()))], [], first
+    best = (-1.0, 0, policy.theta, policy.learned, first)  # validation coverage, episode, weights, stats, held-out
     for i in range(1, args.episodes + 1):
         job = jobs[int(rng.integers(len(jobs)))]
         epsilon = args.epsilon + (args.final_epsilon - args.epsilon) * (i - 1) / max(args.episodes - 1, 1)
@@ -512,9 +599,24 @@ def train(args: Args) -> tuple[list[tuple[int, float]], list[float]]:
         if i % args.refit_every == 0 or i == args.episodes:
             policy.theta, policy.learned = data.fit(), stats.snapshot()
         if i % args.eval_every == 0 or i == args.episodes:
-            curve.append((i, evaluate(env, policy, held_jobs, args.eval_episodes, args.seed + 1)))
+            last = evaluate(env, policy, held_jobs, args.eval_episodes, args.seed + 1)
+            curve.append((i, float(last.mean())))
+            if check_jobs:
+                score = float(evaluate(env, policy, check_jobs, args.eval_episodes, args.seed + 2).mean())
+                if score > best[0]:
+                    best = (score, i, policy.theta.copy(), policy.learned, last)
+    chosen = None
+    if check_jobs:  # the checkpoint the validation family chose, never the held-out figures
+        _, episode, policy.theta, policy.learned, last = best
+        chosen = (episode, best[0])
+    before, after = by_group(held_jobs, first), by_group(held_jobs, last)
+    groups = {name: (before[name], after[name]) for name in before}
+    sample = None
+    if sample_before is not None:
+        sample_after = evaluate(env, policy, sample_jobs, args.eval_episodes, args.seed + 1)
+        sample = (float(sample_before.mean()), float(sample_after.mean()))
     env.close()
-    return curve, history
+    return Result(curve, history, groups, sample, chosen)
 
 
 def plot(curve: list[tuple[int, float]], history: list[float], path: Path) -> None:
@@ -548,11 +650,20 @@ def main() -> None:
     for arg in fields(Args):
         parser.add_argument(f"--{arg.name}", type=type(arg.default), default=arg.default)
     args = Args(**vars(parser.parse_args()))
-    curve, history = train(args)
-    before, after = curve[0][1], curve[-1][1]
+    result = train(args)
+    before, after = result.curve[0][1], float(np.mean([last for _, last in result.groups.values()]))
+    if result.chosen is not None:
+        print(f"kept the weights of episode {result.chosen[0]} (validation family coverage {result.chosen[1]:.1f}%)")
     path = Path(args.out) / "learning_curve.png"
-    plot(curve, history, path)
+    plot(result.curve, result.history, path)
     print(f"held-out task-specific coverage: before {before:.1f}%, after {after:.1f}% ({after - before:+.1f} points)")
+    for name, (first, last) in result.groups.items():
+        print(f"  {name}: before {first:.1f}%, after {last:.1f}% ({last - first:+.1f} points)")
+    if result.sample is not None:
+        first, last = result.sample
+        print(
+            f"ICAE sample task-specific coverage: before {first:.1f}%, after {last:.1f}% ({last - first:+.1f} points)"
+        )
     print(f"learning curve: {path}")
 
 

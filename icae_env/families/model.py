@@ -3,6 +3,8 @@
 A family's Python golden is one package (``<pkg>/__init__.py`` exporting ``handle(data) -> str``, modules that
 import each other relatively). :func:`load_model` imports it from the file mapping under a private alias named by
 the sources' hash, so the model the generator and the certifier call is, byte for byte, the code the golden ships.
+Compiled modules are cached by source text: a family's ablations and tasks share most modules, so each distinct
+module is compiled once per process.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from importlib.machinery import ModuleSpec
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any
 
 from icae_env.errors import ArgumentError
@@ -63,7 +66,7 @@ class _MemoryFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             parts = path[: -len(".py")].split("/")
             is_package = parts[-1] == "__init__"
             name = ".".join([alias, *parts[1 : -1 if is_package else None]])
-            self.sources[name] = (source, f"<golden {alias}>/{path}", is_package)
+            self.sources[name] = (source, f"<golden>/{path}", is_package)
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -77,7 +80,12 @@ class _MemoryFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         source, filename, _ = self.sources[module.__name__]
-        exec(compile(source, filename, "exec"), module.__dict__)  # noqa: S102 - the family's own generated code
+        exec(_compiled(source, filename), module.__dict__)  # noqa: S102 - the family's own generated code
+
+
+@lru_cache(maxsize=4096)
+def _compiled(source: str, filename: str) -> CodeType:
+    return compile(source, filename, "exec")
 
 
 _FINDER = _MemoryFinder()

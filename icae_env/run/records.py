@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from icae_env.progress import draw_progress
 from icae_env.run.episode import EpisodeResult
 from icae_env.run.table import format_table
-from icae_env.run.trajectory import trajectory_name
+from icae_env.run.trajectory import task_label, trajectory_name
 
 __all__ = [
     "INFRA_PREFIX",
@@ -56,7 +56,7 @@ class EpisodeJob:
     def label(self) -> str:
         """Short description for progress lines."""
         retry = f" (attempt {self.attempt})" if self.attempt > 1 else ""
-        return f"{Path(self.task).name} {self.level} seed {self.seed}{retry}"
+        return f"{task_label(self.task)} {self.level} seed {self.seed}{retry}"
 
     def next_attempt(self) -> EpisodeJob:
         """The same episode, one attempt later."""

@@ -25,6 +25,7 @@ from icae_env.errors import ArgumentError
 
 __all__ = [
     "TrajectoryWriter",
+    "task_label",
     "ReplayReport",
     "read_trajectory",
     "replay",
@@ -85,9 +86,14 @@ def trajectory_name(task: str | Path, level: str, seed: int | None) -> str:
     (``builtin/unidiff`` -> ``unidiff``, ``gen/ledger-report/train/0`` -> ``ledger-report-train-0``), so that
     generated tasks of different families and splits get different files.
     """
+    return f"{task_label(task)}-{level}-{seed}.jsonl"
+
+
+def task_label(task: str | Path) -> str:
+    """A task's short name: a pack directory's name, or a registered name's parts after its namespace, by ``-``."""
     path = Path(str(task))
     nested = len(path.parts) > 2 and not path.is_absolute() and not path.exists()
-    return f"{'-'.join(path.parts[1:]) if nested else path.name}-{level}-{seed}.jsonl"
+    return "-".join(path.parts[1:]) if nested else path.name
 
 
 class TrajectoryWriter:
