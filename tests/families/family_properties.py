@@ -213,3 +213,27 @@ def split_batch_tests(family: str, train: int = 30, test: int = 15) -> tuple[Cal
         assert_disjoint_cases(train_batch.tasks, test_batch.tasks)
 
     return test_generation_is_certified, test_no_hidden_case_is_shared_between_train_and_test
+
+
+def held_out_batch_tests(family: str, count: int) -> tuple[Callable[[], None], Callable[[], None]]:
+    """The two slow tests of a held-out family, over one batch of ``count`` test-split tasks.
+
+    The first checks that every task is certified and reveals no tell; the second that no two tasks share a hidden
+    case. Bind them to ``test_*`` names in the family's test module.
+    """
+
+    @functools.cache
+    def batch() -> Batch:
+        return generate_batch(family, "test", count)
+
+    @pytest.mark.slow
+    def test_generation_is_certified() -> None:
+        print(batch().figures())
+        assert_certified(batch())
+        assert_no_tells_revealed(batch())
+
+    @pytest.mark.slow
+    def test_no_hidden_case_is_shared_between_tasks() -> None:
+        assert_disjoint_cases(batch().tasks, batch().tasks)
+
+    return test_generation_is_certified, test_no_hidden_case_is_shared_between_tasks

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 from family_properties import (
-    assert_certified,
     assert_deterministic,
     assert_disjoint_cases,
     assert_distinct_keys,
     assert_no_tells_revealed,
     generate_batch,
+    held_out_batch_tests,
     sample_keys,
 )
 
@@ -102,21 +102,7 @@ def test_a_thousand_tasks_behave_differently():
     assert_distinct_keys(FAMILY, "test", 1000)
 
 
-@pytest.fixture(scope="module")
-def batch():
-    return generate_batch(FAMILY, "test", 40)
-
-
-@pytest.mark.slow
-def test_generation_is_certified(batch):
-    print(batch.figures())
-    assert_certified(batch)
-    assert_no_tells_revealed(batch)
-
-
-@pytest.mark.slow
-def test_no_hidden_case_is_shared_between_tasks(batch):
-    assert_disjoint_cases(batch.tasks, batch.tasks)
+test_generation_is_certified, test_no_hidden_case_is_shared_between_tasks = held_out_batch_tests(FAMILY, 40)
 
 
 @pytest.mark.slow
