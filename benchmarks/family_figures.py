@@ -87,6 +87,8 @@ def main() -> None:
     parser.add_argument("--split", choices=("auto", "train", "test"), default="auto")
     args = parser.parse_args()
     names = family_names() if args.families == "all" else args.families.split(",")
+    if set(names) - set(family_names()):
+        parser.error(f"unknown families {sorted(set(names) - set(family_names()))}; expected {family_names()}")
     head = ("family", "split", "certified/rejected", "re-planned", "min ablation fails", "paraphrase top-3",
             "naive median (max)", "tells", "Py/JS agree", "tasks/min")  # fmt: skip
     print(" | ".join(head))

@@ -650,7 +650,10 @@ def main() -> None:
     for arg in fields(Args):
         parser.add_argument(f"--{arg.name}", type=type(arg.default), default=arg.default)
     args = Args(**vars(parser.parse_args()))
-    result = train(args)
+    try:
+        result = train(args)
+    except ValueError as exc:  # a bad --suite, --validation or --held_out
+        parser.error(str(exc))
     before, after = result.curve[0][1], float(np.mean([last for _, last in result.groups.values()]))
     if result.chosen is not None:
         print(f"kept the weights of episode {result.chosen[0]} (validation family coverage {result.chosen[1]:.1f}%)")

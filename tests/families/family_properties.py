@@ -77,6 +77,18 @@ def assert_certified(batch: Batch) -> None:
     assert max(batch.metric("naive_overall")) <= 0.5
 
 
+def assert_few_certify(family: str, train: int, test: int) -> None:
+    """The first ``train`` and ``test`` tasks all certify, fail >= 2 hidden cases per ablation and reveal no tell;
+    no hidden case is shared between the splits (with no train tasks: between the test tasks)."""
+    batches = [generate_batch(family, "train", train)] if train else []
+    batches.append(generate_batch(family, "test", test))
+    for batch in batches:
+        assert not batch.rejected and all(g.certificate.ok for g in batch.tasks)
+        assert min(batch.metric("min_ablation_fails")) >= 2
+        assert_no_tells_revealed(batch)
+    assert_disjoint_cases(batches[0].tasks, batches[-1].tasks)
+
+
 def assert_no_tells_revealed(batch: Batch) -> None:
     """No hidden decision's tell in any L1 text or public case file (what certification checks, re-checked here)."""
     family = get_family(batch.family)
