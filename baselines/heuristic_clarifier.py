@@ -70,7 +70,9 @@ _EXTRA_STOPWORDS = frozenset(
     usual plain thin nice fancy sure yes yeah yet still already ever never always often sometimes maybe
     roughly basically please want wants wanted need needs needed should shall would could might must
     also even much many more most less few every each other others another same different new old
-    ship ships shipped asked ask asks told say says said way ways""".split()
+    ship ships shipped asked ask asks told say says said way ways
+    per between across within without over under above below after before since until while during through via
+    onto upon among against along around beyond toward towards whether whose either unless""".split()
 )
 _HEADER = re.compile(r"^\s*#.*$", re.M)
 _CHUNK = re.compile(r"[.,;:!?()\[\]{}\"\n\u2014\u2013]+|\s-\s")

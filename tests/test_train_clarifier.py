@@ -46,6 +46,12 @@ def test_prd_terms_and_sentences_come_from_the_prd():
         prd_terms(PRD, -1)
 
 
+def test_prepositions_are_not_prd_terms():
+    prd = "Limits per sender per window. Counts between windows, between runs, across hosts and across regions."
+    words = {w for term in prd_terms(prd, 10) for w in term.split()}
+    assert words and not words & {"per", "between", "across"} and {"sender", "window"} <= words
+
+
 def test_candidates_cover_generic_term_and_sentence_kinds():
     candidates = candidate_questions(PRD, terms=2)
     kinds = [k.split(":")[0] for k, _ in candidates]
@@ -170,6 +176,23 @@ def test_ridge_value_recovers_a_linear_reward_and_shrinks_with_the_penalty():
         heavy.add(phi, float(phi @ weights))
     assert data.samples == 200 and data.fit() == pytest.approx(weights, abs=1e-6)
     assert np.abs(heavy.fit()).max() < 0.01
+
+
+def test_a_per_sample_penalty_keeps_its_weight_as_the_data_grows():
+    example = _example()
+    rng = np.random.default_rng(2)
+    weights = np.array([0.5, -1.0, 2.0])
+    fixed, scaled, fits = example.RidgeValue(3, 50.0), example.RidgeValue(3, 0.0, per_sample=0.5), []
+    for phi in rng.normal(size=(400, 3)):
+        fixed.add(phi, float(phi @ weights))
+        scaled.add(phi, float(phi @ weights))
+        if scaled.samples in (100, 400):
+            fits.append((fixed.fit(), scaled.fit()))
+    (fixed_100, scaled_100), (fixed_400, scaled_400) = fits
+    expected = np.linalg.solve(scaled.gram + 0.5 * 400 * np.eye(3), scaled.target)
+    assert scaled_400 == pytest.approx(expected)
+    assert np.linalg.norm(fixed_400 - weights) < 0.5 * np.linalg.norm(fixed_100 - weights)  # a fixed penalty fades
+    assert scaled_400 == pytest.approx(scaled_100, abs=0.15) and scaled_400 == pytest.approx(weights / 1.5, abs=0.15)
 
 
 def test_the_history_reads_the_replies():
