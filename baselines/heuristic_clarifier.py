@@ -72,7 +72,7 @@ _EXTRA_STOPWORDS = frozenset(
     also even much many more most less few every each other others another same different new old
     ship ships shipped asked ask asks told say says said way ways
     per between across within without over under above below after before since until while during through via
-    onto upon among against along around beyond toward towards whether whose either unless""".split()
+    onto upon among against along around beyond toward towards whether unless""".split()
 )
 _HEADER = re.compile(r"^\s*#.*$", re.M)
 _CHUNK = re.compile(r"[.,;:!?()\[\]{}\"\n\u2014\u2013]+|\s-\s")

@@ -451,9 +451,15 @@ class RidgeValue:
         size: Number of features.
         ridge: L2 penalty.
         per_sample: Added to the penalty per sample (the penalty keeps its weight against the growing data).
+
+    Raises:
+        ValueError: if ``ridge`` or ``per_sample`` is negative or not finite.
     """
 
     def __init__(self, size: int, ridge: float, per_sample: float = 0.0) -> None:
+        for name, value in (("ridge", ridge), ("ridge_per_sample", per_sample)):
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
         self.gram, self.target, self.ridge, self.samples = np.zeros((size, size)), np.zeros(size), ridge, 0
         self.per_sample = per_sample
 
@@ -673,8 +679,8 @@ def main() -> None:
     if result.chosen is not None:
         checks = ", ".join(f"{episode}: {score:.1f}%" for episode, score in result.checks)
         print(f"validation family coverage per evaluation: {checks}")
-        print("held-out coverage per evaluation: " + ", ".join(f"{e}: {c:.1f}%" for e, c in result.curve))
         print(f"kept the weights of episode {result.chosen[0]} (validation family coverage {result.chosen[1]:.1f}%)")
+    print("held-out coverage per evaluation: " + ", ".join(f"{e}: {c:.1f}%" for e, c in result.curve))
     path = Path(args.out) / "learning_curve.png"
     plot(result.curve, result.history, path)
     print(f"held-out task-specific coverage: before {before:.1f}%, after {after:.1f}% ({after - before:+.1f} points)")

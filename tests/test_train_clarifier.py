@@ -193,6 +193,9 @@ def test_a_per_sample_penalty_keeps_its_weight_as_the_data_grows():
     assert scaled_400 == pytest.approx(expected)
     assert np.linalg.norm(fixed_400 - weights) < 0.5 * np.linalg.norm(fixed_100 - weights)  # a fixed penalty fades
     assert scaled_400 == pytest.approx(scaled_100, abs=0.15) and scaled_400 == pytest.approx(weights / 1.5, abs=0.15)
+    for bad in ({"ridge": -1.0}, {"ridge": 1.0, "per_sample": float("nan")}):
+        with pytest.raises(ValueError, match="must be a finite number >= 0, got"):
+            example.RidgeValue(3, **bad)
 
 
 def test_the_history_reads_the_replies():
