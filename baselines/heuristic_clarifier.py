@@ -78,6 +78,7 @@ _HEADER = re.compile(r"^\s*#.*$", re.M)
 _CHUNK = re.compile(r"[.,;:!?()\[\]{}\"\n\u2014\u2013]+|\s-\s")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'/-]*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
 
 def _content(word: str) -> bool:
@@ -120,8 +121,23 @@ def prd_terms(prd: str, limit: int = 10) -> list[str]:
 
 def prd_sentences(prd: str, limit: int = 40) -> list[str]:
     """Return up to ``limit`` sentences and list items of ``prd`` with at least four words (headers dropped)."""
-    parts = _SENTENCE.split(_HEADER.sub(" ", prd))
-    return [p.strip(" -*\t") for p in parts if len(p.split()) >= 4][:limit]
+    return [sentence for sentence, _ in _sentence_parts(prd)][:limit]
+
+
+def prd_list_items(prd: str, limit: int = 40) -> list[bool]:
+    """Whether each of :func:`prd_sentences` is (part of) a list item: a line opening with ``-``, ``*`` or ``1.``."""
+    return [item for _, item in _sentence_parts(prd)][:limit]
+
+
+def _sentence_parts(prd: str) -> list[tuple[str, bool]]:
+    """Every sentence of at least four words with whether its line is a list item, in order."""
+    found = []
+    for line in _HEADER.sub(" ", prd).split("\n"):
+        item = bool(_LIST_ITEM.match(line))
+        for part in _SENTENCE.split(_LIST_ITEM.sub("", line) if item else line):
+            if len(part.split()) >= 4:
+                found.append((part.strip(" -*\t"), item))
+    return found
 
 
 def candidate_questions(prd: str, terms: int = 10) -> list[tuple[str, str]]:

@@ -43,6 +43,7 @@ from icae_env.baselines.heuristic_clarifier import (
     GENERIC_QUESTIONS,
     TERM_TEMPLATES,
     candidate_questions,
+    prd_list_items,
     prd_sentences,
     prd_terms,
 )
@@ -63,6 +64,8 @@ STATIC = (
     "sentence length",
     "sentence specifics",
     "sentence chattiness",
+    "list item",
+    "labelled list item",
     "PRD terms in sentence",
     "PRD similarity",
     "generic x PRD detail",
@@ -197,12 +200,14 @@ class Candidates:
         vectors = text.vectors(questions)
         term = np.array([int(k.split(":")[2]) if k.startswith("term:") else -1 for k in kinds])
         types = np.array([question_type(k) for k in kinds])
-        static = _static_features(kinds, sentences, prd_terms(prd, terms), terms)
+        static = _static_features(kinds, sentences, prd_list_items(prd), prd_terms(prd, terms), terms)
         static[:, STATIC.index("PRD similarity")] = vectors @ text.vectors([prd])[0]
         return cls(kinds, questions, text, vectors, text.vectors(sentences), term, types, static)
 
 
-def _static_features(kinds: list[str], sentences: list[str], terms: list[str], n_terms: int) -> np.ndarray:
+def _static_features(
+    kinds: list[str], sentences: list[str], items: list[bool], terms: list[str], n_terms: int
+) -> np.ndarray:
     """The :data:`STATIC` features but PRD similarity (filled in by the caller)."""
     rows = np.zeros((len(kinds), len(STATIC)))
     detail = min(len(sentences) / _DETAILED_SENTENCES, 1.0)
@@ -221,6 +226,8 @@ def _static_features(kinds: list[str], sentences: list[str], terms: list[str], n
             rows[i, column["sentence length"]] = min(len(words), 60) / 60
             rows[i, column["sentence specifics"]] = float(bool(_SPECIFIC.search(sentence)))
             rows[i, column["sentence chattiness"]] = sum(w in STOPWORDS for w in words) / max(len(words), 1)
+            rows[i, column["list item"]] = float(items[index])
+            rows[i, column["labelled list item"]] = float(items[index] and ":" in sentence[:60])
             rows[i, column["PRD terms in sentence"]] = min(sum(t in sentence.lower() for t in terms), 5) / 5
     return rows
 
@@ -394,11 +401,12 @@ class Policy:
 
     A candidate's features, all of which transfer across tasks: which generic question or term template it is;
     the :data:`STATIC` features of its term or PRD sentence (salience; position, length, specifics and chattiness
-    of the sentence), its similarity to the PRD and, per kind, how detailed the PRD is; and the :data:`DYNAMIC`
-    features read from the replies so far (with what the training tasks taught about its type after the types
-    asked, from :attr:`learned`, refreshed at every refit). Each is given twice: as is, and standardised over the
-    candidates still left (how the candidate compares with the others of this PRD now), so that one set of weights
-    fits PRDs of any length and detail. A constant column carries the mean value.
+    of the sentence, and whether it is a list item, labelled or not), its similarity to the PRD and, per kind, how
+    detailed the PRD is; and the :data:`DYNAMIC` features read from the replies so far (with what the training
+    tasks taught about its type after the types asked, from :attr:`learned`, refreshed at every refit). Each is
+    given twice: as is, and standardised over the candidates still left (how the candidate compares with the others
+    of this PRD now), so that one set of weights fits PRDs of any length and detail. A constant column carries the
+    mean value.
 
     Args:
         terms: PRD terms per task used to build candidates.
@@ -535,7 +543,8 @@ def by_group(jobs: list[tuple[str, str]], coverage: np.ndarray) -> dict[str, flo
 
 def _certified(family: str, split: str, count: int) -> list[str]:
     """The names of the first ``count`` certified tasks of ``family``'s ``split`` (rejected indices skipped)."""
-    names, index = [], 0
+    names: list[str] = []
+    index = 0
     while len(names) < count:
         try:
             generate(family, split, index)

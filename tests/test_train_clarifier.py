@@ -15,6 +15,7 @@ from icae_env.baselines.heuristic_clarifier import (
     TERM_TEMPLATES,
     HeuristicClarifier,
     candidate_questions,
+    prd_list_items,
     prd_sentences,
     prd_terms,
 )
@@ -44,6 +45,22 @@ def test_prd_terms_and_sentences_come_from_the_prd():
     ]
     with pytest.raises(ValueError, match="limit must be >= 0, got -1"):
         prd_terms(PRD, -1)
+
+
+def test_list_items_are_marked_per_sentence():
+    prd = "# T\nIt covers these parts:\n- A header check: the columns. Then the rows are read.\n* Two more words here\n"
+    prd += "1. Numbered items count as well\nA closing sentence of the PRD. Not - a list item though."
+    assert prd_sentences(prd) == [
+        "It covers these parts:",
+        "A header check: the columns.",
+        "Then the rows are read.",
+        "Two more words here",
+        "Numbered items count as well",
+        "A closing sentence of the PRD.",
+        "Not - a list item though.",
+    ]
+    assert prd_list_items(prd) == [False, True, True, True, True, False, False]
+    assert prd_list_items(prd, limit=2) == [False, True]
 
 
 def test_prepositions_are_not_prd_terms():
