@@ -121,23 +121,28 @@ def prd_terms(prd: str, limit: int = 10) -> list[str]:
 
 def prd_sentences(prd: str, limit: int = 40) -> list[str]:
     """Return up to ``limit`` sentences and list items of ``prd`` with at least four words (headers dropped)."""
-    return [sentence for sentence, _ in _sentence_parts(prd)][:limit]
+    return [sentence for sentence, _ in _sentence_parts(prd, limit)]
 
 
 def prd_list_items(prd: str, limit: int = 40) -> list[bool]:
-    """Whether each of :func:`prd_sentences` is (part of) a list item: a line opening with ``-``, ``*`` or ``1.``."""
-    return [item for _, item in _sentence_parts(prd)][:limit]
+    """Whether each of :func:`prd_sentences` is (part of) a list item.
+
+    A list item is a line opening with ``-``, ``*``, ``+``, ``1.`` or ``1)``.
+    """
+    return [item for _, item in _sentence_parts(prd, limit)]
 
 
-def _sentence_parts(prd: str) -> list[tuple[str, bool]]:
-    """Every sentence of at least four words with whether its line is a list item, in order."""
-    found = []
+def _sentence_parts(prd: str, limit: int) -> list[tuple[str, bool]]:
+    """The first ``limit`` sentences of at least four words, each with whether its line is a list item."""
+    if limit < 0:
+        raise ArgumentError(f"limit must be >= 0, got {limit!r}")
+    found: list[tuple[str, bool]] = []
     for line in _HEADER.sub(" ", prd).split("\n"):
         item = bool(_LIST_ITEM.match(line))
         for part in _SENTENCE.split(_LIST_ITEM.sub("", line) if item else line):
             if len(part.split()) >= 4:
                 found.append((part.strip(" -*\t"), item))
-    return found
+    return found[:limit]
 
 
 def candidate_questions(prd: str, terms: int = 10) -> list[tuple[str, str]]:

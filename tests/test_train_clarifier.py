@@ -61,6 +61,9 @@ def test_list_items_are_marked_per_sentence():
     ]
     assert prd_list_items(prd) == [False, True, True, True, True, False, False]
     assert prd_list_items(prd, limit=2) == [False, True]
+    for split in (prd_sentences, prd_list_items):
+        with pytest.raises(ValueError, match="limit must be >= 0, got -1"):
+            split(prd, -1)
 
 
 def test_prepositions_are_not_prd_terms():
