@@ -218,6 +218,30 @@ def test_a_per_sample_penalty_keeps_its_weight_as_the_data_grows():
             example.RidgeValue(3, **bad)
 
 
+def test_a_penalty_scale_shrinks_only_the_weights_it_names():
+    example = _example()
+    rng = np.random.default_rng(3)
+    weights = np.array([0.5, -1.0, 2.0])
+    scale = np.array([1.0, 1.0, 0.01])
+    plain, scaled = example.RidgeValue(3, 200.0), example.RidgeValue(3, 200.0, scale=scale)
+    for phi in rng.normal(size=(100, 3)):
+        plain.add(phi, float(phi @ weights))
+        scaled.add(phi, float(phi @ weights))
+    expected = np.linalg.solve(scaled.gram + 200.0 * np.diag(scale), scaled.target)
+    assert scaled.fit() == pytest.approx(expected)
+    assert abs(scaled.fit()[2] - 2.0) < 0.5 * abs(plain.fit()[2] - 2.0)  # the lightly penalised weight is freer
+    policy = example.Policy(terms=2)
+    multipliers = policy.penalty_scale(static=0.3, dynamic=2.0)
+    assert multipliers.shape == policy.theta.shape and multipliers[-1] == 1.0
+    assert multipliers[0] == 1.0 and multipliers[policy.n_static - 1] == 0.3 and multipliers[policy.n_raw] == 1.0
+    assert multipliers[policy.n_static] == 2.0 and multipliers[policy.n_raw + policy.n_static] == 2.0
+    for bad in (np.array([1.0, 0.0, 1.0]), np.array([1.0, np.inf, 1.0]), np.ones(2)):
+        with pytest.raises(ValueError, match="the penalty scale must be 3 finite numbers > 0"):
+            example.RidgeValue(3, 1.0, scale=bad)
+    with pytest.raises(ValueError, match="static_penalty must be a finite number > 0, got -1.0"):
+        policy.penalty_scale(static=-1.0, dynamic=1.0)
+
+
 def test_the_history_reads_the_replies():
     example = _example()
     candidates, history = example.Candidates.from_prd(PRD, terms=2), example.History()
