@@ -261,6 +261,12 @@ def question_type(kind: str) -> int:
     return N_TYPES - 1
 
 
+def _check_number(name: str, value: float, positive: bool = False) -> None:
+    """Raise ValueError unless ``value`` is finite and >= 0 (> 0 when ``positive``)."""
+    if not math.isfinite(value) or value < 0 or (positive and value == 0):
+        raise ValueError(f"{name} must be a finite number {'>' if positive else '>='} 0, got {value!r}")
+
+
 @dataclass(frozen=True)
 class TypeKnowledge:
     """What the training tasks taught about question types: a snapshot of :class:`TypeStats`.
@@ -299,8 +305,7 @@ class TypeStats:
     """
 
     def __init__(self, prior: float = 5.0) -> None:
-        if not math.isfinite(prior) or prior < 0:
-            raise ValueError(f"prior must be a finite number >= 0, got {prior!r}")
+        _check_number("prior", prior)
         self.prior = prior
         self.overlap_sums, self.overlap_counts = np.zeros((2, N_TYPES, N_TYPES, 2))
         self.yield_sums, self.yield_counts = np.zeros((2, N_TYPES))
@@ -431,9 +436,8 @@ class Policy:
         Raises:
             ValueError: if ``static`` or ``dynamic`` is not a finite number > 0.
         """
-        for name, value in (("static_penalty", static), ("dynamic_penalty", dynamic)):
-            if not math.isfinite(value) or value <= 0:
-                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+        _check_number("static_penalty", static, positive=True)
+        _check_number("dynamic_penalty", dynamic, positive=True)
         scale = np.ones(self.n_raw)
         scale[self.n_generic + self.n_templates : self.n_static] = static
         scale[self.n_static :] = dynamic
@@ -487,9 +491,8 @@ class RidgeValue:
     """
 
     def __init__(self, size: int, ridge: float, per_sample: float = 0.0, scale: np.ndarray | None = None) -> None:
-        for name, value in (("ridge", ridge), ("ridge_per_sample", per_sample)):
-            if not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        _check_number("ridge", ridge)
+        _check_number("ridge_per_sample", per_sample)
         scale = np.ones(size) if scale is None else np.asarray(scale, dtype=float)
         if scale.shape != (size,) or not np.isfinite(scale).all() or (scale <= 0).any():
             raise ValueError(f"the penalty scale must be {size} finite numbers > 0, got {scale!r}")
