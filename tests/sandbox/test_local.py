@@ -56,10 +56,11 @@ def test_missing_bwrap_warns(monkeypatch, caplog):
 
 
 def test_killed_owner_leaves_nothing_after_reap(tmp_path):
+    marker = f"sleep 300.{os.getpid()}{time.monotonic_ns() % 1000:03d}"  # no other process's command line has it
     code = (
         "import os, time\n"
         "from icae_env.sandbox.local import LocalSandbox\n"
-        "box = LocalSandbox(); box.start(); box.exec('sleep 300 > /dev/null 2>&1 &')\n"
+        f"box = LocalSandbox(); box.start(); box.exec('{marker} > /dev/null 2>&1 &')\n"
         "print(box.host_workspace.parent, flush=True); time.sleep(60)\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
@@ -71,7 +72,7 @@ def test_killed_owner_leaves_nothing_after_reap(tmp_path):
     reap_stale_dirs()
     assert not root.exists()
     if bwrap_available():
-        leftover = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True).stdout
+        leftover = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
         assert leftover == "", "bwrap --die-with-parent must take the sandbox's processes down"
 
 
