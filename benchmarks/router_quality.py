@@ -9,8 +9,10 @@ Corpora: ``builtin`` (the twelve built-in tasks and ``benchmarks/data/router_eva
 ``icae-sample`` (``../shared/icae-sample`` and ``router_eval_icae_sample.jsonl``). Routers: ``lexical`` (the
 default, with its shipped constants, fitted on the built-in tasks only: on the ICAE sample every figure is out of
 sample), ``lexical-ungated`` (the ranker with the rule before the answerability gate, for comparison),
-``embedding`` and ``llm`` (only with an endpoint). ``--loto`` adds leave-one-task-out figures for the lexical router:
-for each built-in task, ranker weights, background and gate are fitted on the other eleven tasks and their labels
+``lexical-embedding`` (the lexical ranker with sentence-embedding cosines in its gate, fitted the same way; needs the
+``embedding`` extra), ``embedding`` and ``llm`` (only with an endpoint). ``--loto`` adds leave-one-task-out
+figures for the lexical routers asked for (``lexical``, ``lexical-embedding``): for each built-in task, ranker
+weights, background and gate are fitted on the other eleven tasks and their labels
 (:func:`icae_env.user_agent.evaluation.fit_router`), and that task's questions are asked of the result.
 
 Usage: python benchmarks/router_quality.py [--routers lexical,lexical-ungated,embedding] [--sample DIR]
@@ -42,6 +44,7 @@ from icae_env.user_agent.evaluation import (
 )
 from icae_env.user_agent.gate import DEFAULT_GATE
 from icae_env.user_agent.grounded import documents_for, make_router
+from icae_env.user_agent.hybrid import HybridRouter
 from icae_env.user_agent.labelled import LabelData, LabelledQuestion, label_problems, load_labels
 from icae_env.user_agent.lexical import DEFAULT_WEIGHTS, LexicalRouter
 
@@ -102,12 +105,14 @@ def report(corpus: str, name: str, labels: list[LabelledQuestion], data: LabelDa
         print("   error", error)
 
 
-def loto_builds(labels: list[LabelledQuestion], data: LabelData) -> dict[str, Factory]:
-    """Fit the lexical router on every eleven built-in tasks; return each held-out task's factory."""
+def loto_builds(
+    labels: list[LabelledQuestion], data: LabelData, router_class: type[LexicalRouter] = LexicalRouter
+) -> dict[str, Factory]:
+    """Fit ``router_class`` on every eleven built-in tasks; return each held-out task's factory."""
     tasks = list_tasks()
-    builds = {}
+    builds: dict[str, Factory] = {}
     for task in tasks:
-        fit = fit_router(labels, set(tasks) - {task}, data)
+        fit = fit_router(labels, set(tasks) - {task}, data, router_class)
         print(f"  fold {task}: threshold={fit.gate.threshold} join={fit.gate.join} "
               f"generic={fit.gate.generic_threshold}", flush=True)  # fmt: skip
         builds[task] = fit.router
@@ -126,10 +131,14 @@ def refit(labels: list[LabelledQuestion]) -> None:
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--routers", default="lexical,lexical-ungated", help="lexical, lexical-ungated, embedding, llm")
+    parser.add_argument(
+        "--routers",
+        default="lexical,lexical-ungated",
+        help="lexical, lexical-ungated, lexical-embedding, embedding, llm",
+    )
     parser.add_argument("--sample", default=str(Path(__file__).resolve().parents[2] / "shared" / "icae-sample"))
     parser.add_argument("--data", default=str(Path(__file__).resolve().parent / "data"))
-    parser.add_argument("--loto", action="store_true", help="add leave-one-task-out figures (lexical; ~8 min)")
+    parser.add_argument("--loto", action="store_true", help="leave-one-task-out figures (lexical routers)")
     parser.add_argument("--errors", type=int, default=0, help="print this many wrong replies per row")
     parser.add_argument("--fit", action="store_true", help="refit the lexical constants and compare")
     parser.add_argument("--llm-base-url", help="OpenAI-compatible endpoint base, e.g. http://127.0.0.1:8000/v1")
@@ -158,12 +167,13 @@ def main() -> None:
     for router in args.routers.split(","):
         build = factory(router, args)
         for corpus, (labels, levels) in corpora.items():
-            report(corpus, router, labels, data, levels, lambda task, b=build: b, args.errors)
-    if args.loto:
-        print("\nleave-one-task-out (lexical fitted on the other eleven built-in tasks and their labels):")
+            report(corpus, router, labels, data, levels, lambda task, b=build: b, args.errors)  # type: ignore[misc]
+    fitted = {"lexical": LexicalRouter, "lexical-embedding": HybridRouter}
+    for router in [r for r in args.routers.split(",") if r in fitted] if args.loto else []:
+        print(f"\nleave-one-task-out ({router} fitted on the other eleven built-in tasks and their labels):")
         labels, levels = corpora["builtin"]
-        builds = loto_builds(labels, data)
-        report("builtin-LOTO", "lexical", labels, data, levels, builds.__getitem__, args.errors)
+        builds = loto_builds(labels, data, fitted[router])
+        report("builtin-LOTO", router, labels, data, levels, builds.__getitem__, args.errors)
     print(
         "\ntargets (default router, issue 15): FR <= 0.05, recall >= 0.80, off-topic >= 0.97, ICAE-sample top-1 >= "
         "0.80 and hit@3 >= 0.90, median < 1 ms"

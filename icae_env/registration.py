@@ -111,6 +111,7 @@ SANDBOX_BACKENDS: dict[str, str] = {
 ROUTERS: dict[str, str] = {
     "lexical": "icae_env.user_agent.lexical:LexicalRouter",
     "embedding": "icae_env.user_agent.embedding:EmbeddingRouter",
+    "lexical-embedding": "icae_env.user_agent.hybrid:HybridRouter",
     "llm": "icae_env.user_agent.llm:LLMRouter",
 }
 

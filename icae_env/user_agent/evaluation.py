@@ -227,15 +227,16 @@ def label_samples(
 
 @dataclass(frozen=True)
 class RouterFit:
-    """Everything the default lexical router fits: ranker weights, background and gate."""
+    """Everything a lexical router fits: ranker weights, background and gate (and the router class they are for)."""
 
     weights: LexicalWeights = DEFAULT_WEIGHTS
     background: Background | None = None
     gate: GateWeights = DEFAULT_GATE
+    router_class: type[LexicalRouter] = LexicalRouter
 
     def router(self, documents: Sequence[Document]) -> LexicalRouter:
-        """Return the lexical router with these constants over ``documents``."""
-        return LexicalRouter(documents, self.weights, gate=self.gate, background=self.background)
+        """Return the router with these constants over ``documents``."""
+        return self.router_class(documents, self.weights, gate=self.gate, background=self.background)
 
 
 def fit_gate(
@@ -269,7 +270,11 @@ def fit_gate(
 
 
 def fit_router(
-    labels: Iterable[LabelledQuestion], tasks: Collection[str], data_for: LabelData | None = None, **options: Any
+    labels: Iterable[LabelledQuestion],
+    tasks: Collection[str],
+    data_for: LabelData | None = None,
+    router_class: type[LexicalRouter] = LexicalRouter,
+    **options: Any,
 ) -> RouterFit:
     """Fit ranker, background and gate on the built-in ``tasks`` and their labelled questions only.
 
@@ -277,13 +282,15 @@ def fit_router(
         labels: Labelled questions; only those of built-in ``tasks`` are used.
         tasks: Built-in task names (``builtin/<name>``).
         data_for: Resolves the labels' levels (a fresh :class:`LabelData` by default).
+        router_class: The router whose gate is fitted (its ``default_gate`` gives the unfitted fields).
         **options: Gate fit options (:func:`fit_gate`).
     """
     data_for = data_for or LabelData()
     levels = builtin_levels(sorted(tasks))
     chosen = [q for q in labels if q.source == "builtin" and LabelData.task_name(q) in tasks]
     others = set(list_tasks()) - set(tasks)
-    base = RouterFit(fit_lexical_weights(levels), builtin_background(exclude=others))
+    base = RouterFit(fit_lexical_weights(levels), builtin_background(exclude=others), router_class.default_gate,
+                     router_class)  # fmt: skip
     return replace(base, gate=fit_gate(chosen, data_for, levels, base, **options))
 
 

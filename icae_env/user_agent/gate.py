@@ -120,15 +120,21 @@ class GateWeights:
         if not isinstance(self.candidates, int) or self.candidates < 1:
             raise ArgumentError(f"candidates must be an int >= 1, got {self.candidates!r}")
 
+    @classmethod
+    def feature_names(cls) -> tuple[str, ...]:
+        """Return the names of the features these weights multiply, in :meth:`Gate.features` column order."""
+        return GATE_FEATURES
+
     def coefficients(self) -> np.ndarray:
-        """Return the weights in :data:`GATE_FEATURES` order."""
-        return np.array([getattr(self, name) for name in GATE_FEATURES], dtype=np.float64)
+        """Return the weights in :meth:`feature_names` order."""
+        return np.array([getattr(self, name) for name in self.feature_names()], dtype=np.float64)
 
     def replace_coefficients(self, values: Sequence[float], bias: float) -> GateWeights:
-        """Return a copy with new weights (in :data:`GATE_FEATURES` order) and bias, rounded to three decimals."""
-        kept = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in GATE_FEATURES}
-        fitted = {name: round(float(v), 3) for name, v in zip(GATE_FEATURES, values, strict=True)}
-        return GateWeights(**{**kept, **fitted, "bias": round(float(bias), 3)})
+        """Return a copy with new weights (in :meth:`feature_names` order) and bias, rounded to three decimals."""
+        names = self.feature_names()
+        kept = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in names}
+        fitted = {name: round(float(v), 3) for name, v in zip(names, values, strict=True)}
+        return type(self)(**{**kept, **fitted, "bias": round(float(bias), 3)})
 
 
 #: Fitted on the labelled questions of the built-in tasks (see the module docstring).
@@ -192,14 +198,17 @@ class Gate:
     def _weights(self, words: QuestionWords) -> list[tuple[float, float]]:
         return [(self._spec(stem), self._spec(concept) if concept else 0.0) for stem, concept in words]
 
-    def features(self, words: QuestionWords, scores: np.ndarray, candidates: Sequence[int], known: float) -> np.ndarray:
-        """Return the features of each candidate document: shape ``(len(candidates), len(GATE_FEATURES))``.
+    def features(
+        self, words: QuestionWords, scores: np.ndarray, candidates: Sequence[int], known: float, question: str = ""
+    ) -> np.ndarray:
+        """Return the features of each candidate document: shape ``(len(candidates), len(weights.feature_names()))``.
 
         Args:
             words: The question's content words.
             scores: The ranker's score of every document.
             candidates: The documents to judge (indices into the documents).
             known: The share of the question's tokens that the task knows.
+            question: The question itself (for gates with features beyond the words; see :meth:`extra_features`).
         """
         w = self.weights
         weights = self._weights(words)
@@ -210,7 +219,12 @@ class Gate:
             parts = self._parts(i, words, weights)
             generic = float(self._generic[i])
             rows.append([score, top - score, *parts, known, generic, generic * parts[6]])
-        return np.array(rows, dtype=np.float64).reshape(len(rows), len(GATE_FEATURES))
+        lexical = np.array(rows, dtype=np.float64).reshape(len(rows), len(GATE_FEATURES))
+        return np.hstack([lexical, self.extra_features(question, candidates)])
+
+    def extra_features(self, question: str, candidates: Sequence[int]) -> np.ndarray:
+        """Return the features after :data:`GATE_FEATURES` of each candidate (none here; a subclass may add some)."""
+        return np.zeros((len(candidates), 0))
 
     def _parts(self, i: int, words: QuestionWords, weights: Sequence[tuple[float, float]]) -> list[float]:
         """Return the word-match features of document ``i``: the five masses, cover, focus, unmatched focus."""
@@ -235,19 +249,21 @@ class Gate:
         return [i for i in order if self._routable[i]][: self.weights.candidates]
 
     def probabilities(
-        self, words: QuestionWords, scores: np.ndarray, candidates: Sequence[int], known: float
+        self, words: QuestionWords, scores: np.ndarray, candidates: Sequence[int], known: float, question: str = ""
     ) -> np.ndarray:
         """Return, per candidate, the probability that it answers the question."""
         if not candidates:
             return np.zeros(0)
-        return _sigmoid(self.features(words, scores, candidates, known) @ self._coefficients + self.weights.bias)
+        x = self.features(words, scores, candidates, known, question)
+        return _sigmoid(x @ self._coefficients + self.weights.bias)
 
-    def select(self, words: QuestionWords, scores: np.ndarray, known: float) -> list[int]:
+    def select(self, words: QuestionWords, scores: np.ndarray, known: float, question: str = "") -> list[int]:
         """Return the candidates that answer the question, best ranker score first (none without content words)."""
         if not words or not len(scores):
             return []
         candidates = self.candidates(scores)
-        return decide(candidates, self.probabilities(words, scores, candidates, known), self._generic, self.weights)
+        p = self.probabilities(words, scores, candidates, known, question)
+        return decide(candidates, p, self._generic, self.weights)
 
 
 def decide(

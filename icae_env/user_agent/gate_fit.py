@@ -114,7 +114,7 @@ def gate_sample(
     if words:
         scores = router.scores(question)
         candidates = gate.candidates(scores)
-        x = gate.features(words, scores, candidates, router.known_share(tokens(question)))
+        x = gate.features(words, scores, candidates, router.known_share(tokens(question)), question)
     ids = [docs[i].doc_id for i in candidates]
     index = ids.index(target) if target in ids else -1
     return GateSample(

@@ -159,6 +159,8 @@ class LexicalRouter:
     """
 
     name = "lexical"
+    #: The gate weights :func:`~icae_env.user_agent.evaluation.fit_router` starts from for this class.
+    default_gate: GateWeights = DEFAULT_GATE
 
     def __init__(
         self,
@@ -169,7 +171,7 @@ class LexicalRouter:
     ) -> None:
         self.documents = tuple(documents)
         self.weights = weights or DEFAULT_WEIGHTS
-        self.gate = None if gate is None else Gate(self.documents, gate, background)
+        self.gate = None if gate is None else self.make_gate(gate, background)
         self._coefficients = self.weights.coefficients()
         self._build_word_views()
         self._build_char_view()
@@ -181,6 +183,10 @@ class LexicalRouter:
         for i, doc in enumerate(self.documents):
             for trigger in doc.triggers:
                 self._exact.setdefault(" ".join(tokens(trigger)), []).append(i)
+
+    def make_gate(self, weights: GateWeights, background: Background | None) -> Gate:
+        """Return the answerability gate over this router's documents (a subclass may return another kind)."""
+        return Gate(self.documents, weights, background)
 
     def _build_word_views(self) -> None:
         n, w = len(self.documents), self.weights
@@ -272,7 +278,7 @@ class LexicalRouter:
             if not words or not self.documents:
                 return []
             scores = self._scores(words, grams)
-            chosen = self.gate.select(self.gate.question_words(question), scores, self.known_share(words))
+            chosen = self.gate.select(self.gate.question_words(question), scores, self.known_share(words), question)
             return [Match(i, float(scores[i])) for i in chosen]
         if not self.answerable(words):
             return []

