@@ -15,12 +15,14 @@ figures for the lexical routers asked for (``lexical``, ``lexical-embedding``): 
 weights, background and gate are fitted on the other eleven tasks and their labels
 (:func:`icae_env.user_agent.evaluation.fit_router`), and that task's questions are asked of the result.
 
-Usage: python benchmarks/router_quality.py [--routers lexical,lexical-ungated,embedding] [--sample DIR]
+Usage: python benchmarks/router_quality.py [--routers lexical,lexical-ungated,lexical-embedding,embedding]
+       [--sample DIR]
        [--data benchmarks/data] [--loto] [--errors N] [--fit]
        [--llm-base-url URL --llm-model NAME [--llm-api-key KEY] [--llm-cache FILE]]
 
-``--fit`` refits the lexical router's shipped constants on the built-in tasks (:func:`fit_default_router`), prints
-them and says whether they equal the shipped ones. Run from the repository root with ``PYTHONPATH=.``.
+``--fit`` refits the shipped constants of the lexical routers asked for on the built-in tasks
+(:func:`fit_default_router`), prints them and says whether they equal the shipped ones. Run from the repository
+root with ``PYTHONPATH=.``.
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ from icae_env.user_agent.evaluation import (
     fit_default_router,
     fit_router,
 )
-from icae_env.user_agent.gate import DEFAULT_GATE
 from icae_env.user_agent.grounded import documents_for, make_router
 from icae_env.user_agent.hybrid import HybridRouter
 from icae_env.user_agent.labelled import LabelData, LabelledQuestion, label_problems, load_labels
@@ -105,6 +106,11 @@ def report(corpus: str, name: str, labels: list[LabelledQuestion], data: LabelDa
         print("   error", error)
 
 
+def constant(build: Factory) -> Callable[[str], Factory]:
+    """Return a per-task factory lookup that gives ``build`` for every task."""
+    return lambda task: build
+
+
 def loto_builds(
     labels: list[LabelledQuestion], data: LabelData, router_class: type[LexicalRouter] = LexicalRouter
 ) -> dict[str, Factory]:
@@ -119,10 +125,14 @@ def loto_builds(
     return builds
 
 
-def refit(labels: list[LabelledQuestion]) -> None:
-    fit = fit_default_router(labels)
-    print(f"refitted lexical constants (built-in tasks only):\n  weights {fit.weights}\n  gate {fit.gate}")
-    shipped = RouterFit(DEFAULT_WEIGHTS, None, DEFAULT_GATE)
+#: The routers whose constants are fitted (``--fit``, ``--loto``).
+FITTED: dict[str, type[LexicalRouter]] = {"lexical": LexicalRouter, "lexical-embedding": HybridRouter}
+
+
+def refit(labels: list[LabelledQuestion], router: str) -> None:
+    fit = fit_default_router(labels, router_class=FITTED[router])
+    print(f"refitted {router} constants (built-in tasks only):\n  weights {fit.weights}\n  gate {fit.gate}")
+    shipped = RouterFit(DEFAULT_WEIGHTS, None, FITTED[router].default_gate)
     from icae_env.user_agent.background import DEFAULT_BACKGROUND
 
     same = fit.weights == shipped.weights and fit.gate == shipped.gate and fit.background == DEFAULT_BACKGROUND
@@ -140,7 +150,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--data", default=str(Path(__file__).resolve().parent / "data"))
     parser.add_argument("--loto", action="store_true", help="leave-one-task-out figures (lexical routers)")
     parser.add_argument("--errors", type=int, default=0, help="print this many wrong replies per row")
-    parser.add_argument("--fit", action="store_true", help="refit the lexical constants and compare")
+    parser.add_argument("--fit", action="store_true", help="refit the lexical routers' constants and compare")
     parser.add_argument("--llm-base-url", help="OpenAI-compatible endpoint base, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--llm-model", default="default")
     parser.add_argument("--llm-api-key")
@@ -161,18 +171,21 @@ def main() -> None:
     for labels, _ in corpora.values():
         for problem in label_problems(labels, data):
             print("label problem:", problem)
-    if args.fit:
-        refit(corpora["builtin"][0])
+    routers = args.routers.split(",")
+    fitted = [r for r in routers if r in FITTED]
+    if (args.fit or args.loto) and not fitted:
+        print(f"--fit and --loto apply to {', '.join(FITTED)} only; none is among --routers")
+    for router in fitted if args.fit else []:
+        refit(corpora["builtin"][0], router)
     print(HEADER)
-    for router in args.routers.split(","):
+    for router in routers:
         build = factory(router, args)
         for corpus, (labels, levels) in corpora.items():
-            report(corpus, router, labels, data, levels, lambda task, b=build: b, args.errors)  # type: ignore[misc]
-    fitted = {"lexical": LexicalRouter, "lexical-embedding": HybridRouter}
-    for router in [r for r in args.routers.split(",") if r in fitted] if args.loto else []:
+            report(corpus, router, labels, data, levels, constant(build), args.errors)
+    for router in fitted if args.loto else []:
         print(f"\nleave-one-task-out ({router} fitted on the other eleven built-in tasks and their labels):")
         labels, levels = corpora["builtin"]
-        builds = loto_builds(labels, data, fitted[router])
+        builds = loto_builds(labels, data, FITTED[router])
         report("builtin-LOTO", router, labels, data, levels, builds.__getitem__, args.errors)
     print(
         "\ntargets (default router, issue 15): FR <= 0.05, recall >= 0.80, off-topic >= 0.97, ICAE-sample top-1 >= "

