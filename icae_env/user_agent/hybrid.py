@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -155,7 +156,5 @@ class HybridRouter(LexicalRouter):
         super().__init__(documents, weights, gate, background)
 
     def make_gate(self, weights: GateWeights, background: Background | None) -> Gate:
-        """Return an :class:`EmbeddingGate` over this router's documents and embeddings."""
-        if not isinstance(weights, HybridGateWeights):
-            raise ArgumentError(f"the lexical-embedding router needs HybridGateWeights, got {type(weights).__name__}")
-        return EmbeddingGate(self.documents, weights, background, self.embedder)
+        """Return an :class:`EmbeddingGate` over this router's documents and embeddings (it checks the weights)."""
+        return EmbeddingGate(self.documents, cast(HybridGateWeights, weights), background, self.embedder)
