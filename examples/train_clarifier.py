@@ -19,8 +19,13 @@ ridge regression (:class:`RidgeValue`), refitted every ``refit_every`` episodes,
 ``epsilon`` to ``final_epsilon``. The penalty grows with the data (``ridge`` plus ``ridge_per_sample`` per question
 regressed): with a fixed penalty, later refits fit the training families ever more closely and held-out coverage
 peaked after about 1000 episodes, then fell; with the penalty in proportion to the data it keeps rising.
-Held-out task-specific coverage is the greedy policy's, ties broken at random, so that the untrained start (all
-values equal) is the uniform random policy over the same candidates.
+With ``--feedback full`` the trainer also learns what every other candidate left would have earned at that turn:
+a mirror of the training task's User Agent (:class:`Mirror`), asked the same questions as the env, previews each
+candidate's reply (:meth:`~icae_env.user_agent.grounded.GroundedUserAgent.peek`). That counterfactual comes from
+the simulator of the training tasks only; the held-out tasks and the ICAE sample are only ever asked through the
+env. ``--value listwise`` then fits the order of each turn's candidates (:class:`ListwiseValue`) instead of
+regressing rewards. Held-out task-specific coverage is the greedy policy's, ties broken at random, so that the
+untrained start (all values equal) is the uniform random policy over the same candidates.
 
 Run: python examples/train_clarifier.py [--suite families|builtin] [--episodes 6000] [--out runs/train_clarifier]
 Needs matplotlib for the learning-curve PNG (pip install matplotlib).
@@ -49,9 +54,9 @@ from icae_env.baselines.heuristic_clarifier import (
 )
 from icae_env.envs.clarify import ClarifyEnv
 from icae_env.families import TaskRejected, family_names, generate, get_family, task_name
-from icae_env.tasks import list_tasks
+from icae_env.tasks import list_tasks, load_task
 from icae_env.tasks.icae_root import icae_aliases, icae_ref, record_levels
-from icae_env.user_agent.grounded import NOTICE
+from icae_env.user_agent.grounded import NOTICE, GroundedUserAgent, user_agent_for
 from icae_env.user_agent.text import STOPWORDS, tokens
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,6 +150,16 @@ class Args:
     """seed of the task draws, the policy's sampling and the env"""
     router: str = "lexical"
     """User Agent router"""
+    value: str = "ridge"
+    """"ridge": regress each question's reward on its features (RidgeValue); "listwise": rank the candidates of each
+    question's turn towards the best ones by a softmax over their values (ListwiseValue; needs --feedback full)"""
+    temperature: float = 0.01
+    """(listwise) temperature of the target softmax over the candidates' rewards (0.01: the best ones, ties shared)"""
+    listwise_penalty: float = 0.01
+    """(listwise) L2 penalty on the weights, per turn of the mean loss"""
+    feedback: str = "bandit"
+    """"bandit": regress the reward of the question asked; "full": also the reward every other candidate left would
+    have earned at that point, from a mirror of the training task's User Agent (:meth:`GroundedUserAgent.peek`)"""
     out: str = "runs/train_clarifier"
     """output directory of learning_curve.png"""
 
@@ -506,6 +521,12 @@ class RidgeValue:
         self.target += reward * phi
         self.samples += 1
 
+    def add_many(self, phi: np.ndarray, rewards: np.ndarray) -> None:
+        """Add one pair per row of ``phi`` and entry of ``rewards``."""
+        self.gram += phi.T @ phi
+        self.target += phi.T @ rewards
+        self.samples += len(rewards)
+
     def fit(self) -> np.ndarray:
         """Return the weights minimising squared error plus the penalty times their squared norm.
 
@@ -515,6 +536,78 @@ class RidgeValue:
         return np.linalg.solve(self.gram + penalty * np.diag(self.scale), self.target)
 
 
+class ListwiseValue:
+    """A softmax ranking of each turn's candidates, fitted to put the most rewarding ones first.
+
+    Every turn of a training episode with full feedback gives the features and the reward of every candidate left;
+    the target is a softmax of the rewards at ``temperature`` (the best candidates, sharing ties) and the fit
+    minimises the mean cross-entropy of the softmax of the values against it, plus ``penalty`` / 2 times the squared
+    weights, by Newton's method (the loss is convex). Only the order of the values within a turn matters to a
+    greedy policy, and this fits that order directly, where a regression also fits the rewards of candidates that
+    are never worth asking.
+
+    Args:
+        size: Number of features.
+        temperature: Temperature of the target softmax (> 0).
+        penalty: L2 penalty (> 0).
+
+    Raises:
+        ValueError: if ``temperature`` or ``penalty`` is not a finite number > 0.
+    """
+
+    def __init__(self, size: int, temperature: float, penalty: float) -> None:
+        _check_number("temperature", temperature, positive=True)
+        _check_number("listwise_penalty", penalty, positive=True)
+        self.size, self.temperature, self.penalty = size, temperature, penalty
+        self.turns: list[tuple[np.ndarray, np.ndarray]] = []
+        self.samples = 0
+
+    def add_many(self, phi: np.ndarray, rewards: np.ndarray) -> None:
+        """Add one turn: the features (a row per candidate left) and the reward of each."""
+        self.turns.append((phi.astype(np.float32), np.asarray(rewards, dtype=np.float32)))
+        self.samples += len(rewards)
+
+    def fit(self, steps: int = 30) -> np.ndarray:
+        """Return the weights minimising the penalised mean cross-entropy (zeros before any turn)."""
+        theta = np.zeros(self.size)
+        if not self.turns:
+            return theta
+        phi = np.vstack([p for p, _ in self.turns]).astype(float)
+        sizes = [len(r) for _, r in self.turns]
+        starts, turn = np.cumsum([0, *sizes[:-1]]), np.repeat(np.arange(len(sizes)), sizes)
+        target = _softmax(np.concatenate([r for _, r in self.turns]) / self.temperature, starts, turn)
+        loss = self._loss(phi, target, starts, turn, theta)
+        for _ in range(steps):
+            p = _softmax(phi @ theta, starts, turn)
+            gradient = phi.T @ (p - target) / len(sizes) + self.penalty * theta
+            mean = np.add.reduceat(phi * p[:, None], starts)
+            hessian = (phi.T @ (phi * p[:, None]) - mean.T @ mean) / len(sizes) + self.penalty * np.eye(self.size)
+            step, rate = np.linalg.solve(hessian, gradient), 1.0
+            while (new := self._loss(phi, target, starts, turn, theta - rate * step)) > loss and rate > 1e-4:
+                rate /= 2
+            if new > loss:
+                break
+            theta, loss, decrease = theta - rate * step, new, loss - new
+            if decrease < 1e-9:
+                break
+        return theta
+
+    def _loss(
+        self, phi: np.ndarray, target: np.ndarray, starts: np.ndarray, turn: np.ndarray, theta: np.ndarray
+    ) -> float:
+        """The penalised mean cross-entropy of the values ``phi @ theta`` against ``target``."""
+        z = phi @ theta
+        top = np.maximum.reduceat(z, starts)
+        log_total = np.log(np.add.reduceat(np.exp(z - top[turn]), starts)) + top
+        return float((log_total.sum() - (target * z).sum()) / len(starts) + self.penalty / 2 * theta @ theta)
+
+
+def _softmax(z: np.ndarray, starts: np.ndarray, turn: np.ndarray) -> np.ndarray:
+    """The softmax of ``z`` within each turn (the turns are contiguous and begin at ``starts``)."""
+    e = np.exp(z - np.maximum.reduceat(z, starts)[turn])
+    return e / np.add.reduceat(e, starts)[turn]
+
+
 def run_episode(
     env: ClarifyEnv,
     policy: Policy,
@@ -522,8 +615,9 @@ def run_episode(
     job: tuple[str, str],
     seed: int,
     epsilon: float = 0.0,
-    data: RidgeValue | None = None,
+    data: RidgeValue | ListwiseValue | None = None,
     stats: TypeStats | None = None,
+    mirror: Mirror | None = None,
 ) -> float:
     """Ask candidate questions on ``job`` (task, level) until the budget ends; return task-specific coverage (%).
 
@@ -537,15 +631,23 @@ def run_episode(
     history, left, done = History(learned=policy.learned), np.ones(len(candidates.kinds), dtype=bool), False
     asked: list[tuple[int, int, set[str] | None]] = []
     recovered: set[str] = set()  # task-specific records only: the env reports every one once, when first returned
+    if mirror is not None:
+        mirror.agent.reset()
     while not done and left.any():
         raw = static.copy()
         raw[:, policy.n_static :] = history.features(candidates)
         phi = policy.features(raw, left)
         action = policy.act(phi, left, rng, epsilon)
+        if data is not None and mirror is not None:
+            others = np.flatnonzero(left)
+            data.add_many(phi[others], mirror.rewards([candidates.questions[j] for j in others], recovered))
         observation, reward, terminated, truncated, info = env.step(candidates.questions[action])
         left[action], done = False, terminated or truncated
         history.record(candidates, action, observation["output"], info["fallback"])
-        if data is not None:
+        mirrored = mirror.agent.ask(candidates.questions[action]) if mirror is not None else None
+        if mirrored is not None and mirrored.constraint_ids != info["constraint_ids"]:
+            raise RuntimeError(f"the mirror of {job} diverged from the env at {candidates.questions[action]!r}")
+        if isinstance(data, RidgeValue) and mirror is None:
             data.add(phi[action], float(reward))
         recovered.update(info["recovered"])
         if stats is not None:
@@ -554,6 +656,37 @@ def run_episode(
             stats.add(asked, question, ids)
             asked.append((*question, ids))
     return 100.0 * info["task_coverage"]
+
+
+@dataclass
+class Mirror:
+    """A copy of one training task's User Agent, asked the same questions as the env's, to preview replies.
+
+    Only the trainer holds it, and only for training tasks: what every candidate would have returned is the
+    simulator's counterfactual, which a policy acting on an env never sees.
+
+    Attributes:
+        agent: The grounded User Agent of the task and level, with the env's budget and router.
+        targets: Its task-specific record ids.
+        cost: The env's cost per question.
+    """
+
+    agent: GroundedUserAgent
+    targets: frozenset[str]
+    cost: float
+
+    @classmethod
+    def of(cls, env: ClarifyEnv, job: tuple[str, str]) -> Mirror:
+        """The mirror of ``job`` (task, level) for ``env``."""
+        data = load_task(job[0]).user_agent_data(job[1])
+        agent = user_agent_for(data, env.budget, env.router, memo_size=65_536)
+        targets = frozenset(c.constraint_id for c in data.hidden_constraints if c.is_task_specific)
+        return cls(agent, targets, env.question_cost)
+
+    def rewards(self, questions: Sequence[str], recovered: set[str]) -> np.ndarray:
+        """The env's reward for asking each of ``questions`` now, given the records ``recovered`` so far."""
+        found = [len(self.targets.intersection(self.agent.peek(q)) - recovered) for q in questions]
+        return np.array(found, dtype=float) / max(len(self.targets), 1) - self.cost
 
 
 def evaluate(env: ClarifyEnv, policy: Policy, jobs: list[tuple[str, str]], episodes: int, seed: int) -> np.ndarray:
@@ -643,7 +776,15 @@ def train(args: Args) -> Result:
                      router=args.router)  # fmt: skip
     policy, rng = Policy(args.terms), np.random.default_rng(args.seed)
     scale = policy.penalty_scale(args.static_penalty, args.dynamic_penalty)
-    data, stats = RidgeValue(policy.theta.size, args.ridge, args.ridge_per_sample, scale), TypeStats()
+    if args.feedback not in ("bandit", "full"):
+        raise ValueError(f"feedback must be 'bandit' or 'full', got {args.feedback!r}")
+    if args.value not in ("ridge", "listwise") or (args.value == "listwise" and args.feedback != "full"):
+        raise ValueError(f"value must be 'ridge' or 'listwise' (with --feedback full), got {args.value!r}")
+    data: RidgeValue | ListwiseValue = RidgeValue(policy.theta.size, args.ridge, args.ridge_per_sample, scale)
+    if args.value == "listwise":
+        data = ListwiseValue(policy.theta.size, args.temperature, args.listwise_penalty)
+    stats = TypeStats()
+    mirrors: dict[tuple[str, str], Mirror] = {}
     jobs = [(t, lv) for t in training for lv in levels]
     held_jobs, sample_jobs = [(t, lv) for t in held_out for lv in levels], _sample_jobs(args, levels)
     check_jobs = [(t, lv) for t in validation for lv in levels]
@@ -654,7 +795,10 @@ def train(args: Args) -> Result:
     for i in range(1, args.episodes + 1):
         job = jobs[int(rng.integers(len(jobs)))]
         epsilon = args.epsilon + (args.final_epsilon - args.epsilon) * (i - 1) / max(args.episodes - 1, 1)
-        history.append(run_episode(env, policy, rng, job, args.seed + i, epsilon, data, stats))
+        mirror = None
+        if args.feedback == "full":
+            mirror = mirrors[job] if job in mirrors else mirrors.setdefault(job, Mirror.of(env, job))
+        history.append(run_episode(env, policy, rng, job, args.seed + i, epsilon, data, stats, mirror))
         if i % args.refit_every == 0 or i == args.episodes:
             policy.theta, policy.learned = data.fit(), stats.snapshot()
         if i % args.eval_every == 0 or i == args.episodes:

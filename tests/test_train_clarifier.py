@@ -319,3 +319,58 @@ def test_the_history_reads_what_the_training_tasks_taught_about_the_types_asked(
     history.record(candidates, formats, "Output is one line per file.", False)
     features = history.features(candidates)
     assert features[messages, column["learned overlap with answered, sum"]] == pytest.approx(1.2)
+
+
+def test_the_mirror_previews_the_env_reward_of_every_candidate():
+    example = _example()
+    env = ClarifyEnv(task="builtin/unidiff", budget=4)
+    job = ("builtin/unidiff", "L1")
+    mirror = example.Mirror.of(env, job)
+    observation, _ = env.reset(seed=0, options={"task": job[0], "level": job[1]})
+    questions = example.candidates_for(observation["output"], 6).questions
+    recovered: set[str] = set()
+    for question in questions[:4]:
+        preview = mirror.rewards(questions, recovered)
+        _, reward, _, _, info = env.step(question)
+        assert preview[questions.index(question)] == pytest.approx(reward)
+        assert mirror.agent.ask(question).constraint_ids == info["constraint_ids"]
+        recovered.update(info["recovered"])
+    records = load_task(job[0]).user_agent_data("L1").hidden_constraints
+    assert mirror.targets == frozenset(c.constraint_id for c in records if c.is_task_specific)
+    env.close()
+
+
+def test_full_feedback_adds_every_candidate_left_and_rejects_an_unknown_mode():
+    example = _example()
+    env, job, policy = ClarifyEnv(task="builtin/unidiff", budget=3), ("builtin/unidiff", "L2"), example.Policy(6)
+    bandit, full = (example.RidgeValue(policy.theta.size, 1.0) for _ in range(2))
+    rng = np.random.default_rng(0)
+    example.run_episode(env, policy, rng, job, 0, data=bandit)
+    example.run_episode(env, policy, rng, job, 0, data=full, mirror=example.Mirror.of(env, job))
+    observation, _ = env.reset(seed=0, options={"task": job[0], "level": job[1]})
+    n = len(example.candidates_for(observation["output"], 6).questions)
+    assert bandit.samples == 3 and full.samples == n + (n - 1) + (n - 2)
+    env.close()
+    args = dict(suite="builtin", episodes=2, eval_every=2, refit_every=2, eval_episodes=1, icae_sample="",
+                held_out="builtin/unidiff")  # fmt: skip
+    assert example.train(example.Args(**args, feedback="full")).curve[-1][0] == 2
+    with pytest.raises(ValueError, match="feedback"):
+        example.train(example.Args(**args, feedback="oracle"))
+
+
+def test_listwise_value_ranks_the_best_candidate_of_each_turn_first():
+    example = _example()
+    rng = np.random.default_rng(2)
+    weights = np.array([1.0, -2.0, 0.5])
+    fitted, heavy = example.ListwiseValue(3, 0.01, 1e-4), example.ListwiseValue(3, 0.01, 1e4)
+    turns = [rng.normal(size=(int(rng.integers(3, 9)), 3)) for _ in range(300)]
+    for phi in turns:
+        fitted.add_many(phi, phi @ weights / 10)
+        heavy.add_many(phi, phi @ weights / 10)
+    theta = fitted.fit()
+    assert fitted.samples == sum(len(phi) for phi in turns)
+    assert np.mean([np.argmax(phi @ theta) == np.argmax(phi @ weights) for phi in turns]) > 0.98
+    assert theta @ weights / np.linalg.norm(theta) / np.linalg.norm(weights) > 0.999  # the direction is recovered
+    assert np.abs(heavy.fit()).max() < 0.01 and not example.ListwiseValue(3, 0.01, 1.0).fit().any()
+    with pytest.raises(ValueError, match="temperature"):
+        example.ListwiseValue(3, 0.0, 1.0)

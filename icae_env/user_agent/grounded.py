@@ -264,6 +264,26 @@ class GroundedUserAgent:
             truncated=more,
         )
 
+    def peek(self, message: str) -> tuple[str, ...]:
+        """Return the record ids :meth:`ask` would give ``message`` now, without asking: nothing is recorded or spent.
+
+        For trainers that want counterfactual replies on training tasks (what every candidate question would have
+        returned at this point of the session); no env hands the agent to a policy.
+
+        Raises:
+            TypeError: if ``message`` is not a string.
+        """
+        if not isinstance(message, str):
+            raise ArgumentTypeError(f"message must be a str, got {type(message).__name__}")
+        if self.remaining <= 0:
+            return ()
+        topic = self._topic
+        try:
+            chosen = self._points(message)[0]
+        finally:
+            self._topic = topic
+        return tuple(d.doc_id for d in chosen)
+
     def _points(self, message: str) -> tuple[list[Document], bool, bool, bool]:
         """Return ``(points to give, whether more remain, whether anything matched, more than three questions)``."""
         questions = split_questions(message)

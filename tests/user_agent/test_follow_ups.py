@@ -106,3 +106,22 @@ def test_follow_up_words_and_interleave():
     ]
     assert interleave([[1, 2, 3], [4, 1], [5]], 3) == [1, 4, 5]
     assert interleave([[1, 2, 3], [4, 1], []], 5) == [1, 4, 2, 3]
+
+
+def test_peek_previews_a_reply_without_asking():
+    agent = GroundedUserAgent(_data(), budget=3)
+    assert agent.peek("retry policy rule backoff") == ("C001", "C002", "C003")
+    assert agent.peek("what is the weather like today?") == ()
+    assert agent.remaining == 3 and not agent.log.turns and not agent.given
+    first = agent.ask("retry policy rule backoff")
+    assert first.constraint_ids == ("C001", "C002", "C003")
+    assert agent.peek("how are cycles reported") == ("C006",)
+    assert agent.peek("tell me more") == ("C004", "C005")  # the last topic's next points, as ask would give
+    assert agent.peek("how are cycles reported") == ("C006",) and agent.ask("tell me more").constraint_ids == (
+        "C004",
+        "C005",
+    )  # peeking another topic did not move the follow-up topic
+    agent.ask("how are cycles reported")
+    assert agent.remaining == 0 and agent.peek("what is the output format") == ()  # nothing once the budget is spent
+    with pytest.raises(TypeError):
+        agent.peek(3)
