@@ -647,7 +647,7 @@ def run_episode(
         observation, reward, terminated, truncated, info = env.step(candidates.questions[action])
         left[action], done = False, terminated or truncated
         history.record(candidates, action, observation["output"], info["fallback"])
-        mirrored = mirror.agent.ask(candidates.questions[action]) if mirror is not None else None
+        mirrored = mirror.agent.ask(candidates.questions[action].strip()) if mirror is not None else None
         if mirrored is not None and mirrored.constraint_ids != info["constraint_ids"]:
             raise RuntimeError(f"the mirror of {job} diverged from the env at {candidates.questions[action]!r}")
         if isinstance(data, RidgeValue) and mirror is None:
@@ -688,7 +688,9 @@ class Mirror:
 
     def rewards(self, questions: Sequence[str], recovered: set[str]) -> np.ndarray:
         """The env's reward for asking each of ``questions`` now, given the records ``recovered`` so far."""
-        found = [len(self.targets.intersection(self.agent.peek(q)) - recovered) for q in questions]
+        if self.agent.remaining <= 0:  # the env refuses, at no cost
+            return np.zeros(len(questions))
+        found = [len(self.targets.intersection(self.agent.peek(q.strip())) - recovered) for q in questions]
         return np.array(found, dtype=float) / max(len(self.targets), 1) - self.cost
 
 

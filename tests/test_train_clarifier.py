@@ -335,6 +335,7 @@ def test_the_mirror_previews_the_env_reward_of_every_candidate():
         assert preview[questions.index(question)] == pytest.approx(reward)
         assert mirror.agent.ask(question).constraint_ids == info["constraint_ids"]
         recovered.update(info["recovered"])
+    assert not mirror.rewards(questions, recovered).any()  # the budget is spent: the env refuses at no cost
     records = load_task(job[0]).user_agent_data("L1").hidden_constraints
     assert mirror.targets == frozenset(c.constraint_id for c in records if c.is_task_specific)
     env.close()
