@@ -299,14 +299,14 @@ def test_the_agent_cannot_find_hidden_cases_or_the_golden(make_env):
     env.step({"tool": "write_file", "path": "rcb_tests/test_cases/probe.json", "content": "{}"})
     patterns = " ".join(f"-e {shlex.quote(s)}" for s in strings)
     roots = "/usr /etc /workspace /tmp /root /bin /lib"
-    obs, info = bash(env, f"grep -rIl -F {patterns} {roots} 2>/dev/null | head", timeout=60)
+    obs, info = bash(env, f"grep -rIl -F {patterns} {roots} 2>/dev/null | head", timeout=180)
     assert info["action_error"] is None, "the search must finish"
     assert obs["output"].splitlines() == ["/workspace/probe.txt"]
     obs, info = bash(
         env,
         f"find / -path /proc -prune -o -path /sys -prune -o \\( -name '*.json' -path '*test_cases*' "
         f"-o -name {package} -o -name golden \\) -print 2>/dev/null | head",
-        timeout=60,
+        timeout=180,
     )
     assert info["action_error"] is None
     assert obs["output"].splitlines() == ["/workspace/rcb_tests/test_cases/probe.json"]
