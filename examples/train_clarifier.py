@@ -800,9 +800,9 @@ def train(args: Args) -> Result:
     for i in range(1, args.episodes + 1):
         job = jobs[int(rng.integers(len(jobs)))]
         epsilon = args.epsilon + (args.final_epsilon - args.epsilon) * (i - 1) / max(args.episodes - 1, 1)
-        mirror = None
-        if args.feedback == "full":
-            mirror = mirrors[job] if job in mirrors else mirrors.setdefault(job, Mirror.of(env, job))
+        if args.feedback == "full" and job not in mirrors:
+            mirrors[job] = Mirror.of(env, job)
+        mirror = mirrors.get(job)
         history.append(run_episode(env, policy, rng, job, args.seed + i, epsilon, data, stats, mirror))
         if i % args.refit_every == 0 or i == args.episodes:
             policy.theta, policy.learned = data.fit(), stats.snapshot()
