@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import list_tasks, load_task
 from icae_env.user_agent.grounded import GroundedUserAgent
 from icae_env.user_agent.oracle import PUBLISHED_KEY, OracleService
@@ -53,7 +54,7 @@ def per_session(sessions: int, questions: int, tasks: list[str]) -> Callable[[],
     def run() -> object:
         agents = []
         for i in range(sessions):
-            agent = GroundedUserAgent(data[tasks[i % len(tasks)]], router="lexical")
+            agent = GroundedUserAgent(data[tasks[i % len(tasks)]], router=DEFAULT_ROUTER)
             for question in QUESTIONS[:questions]:
                 agent.ask(question)
             agents.append(agent)

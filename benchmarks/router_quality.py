@@ -6,21 +6,23 @@ off-topic questions), leave-one-trigger-out top-1 and hit@3 with its off-topic c
 and the median and 90th-percentile routing latency of the labelled questions.
 
 Corpora: ``builtin`` (the twelve built-in tasks and ``benchmarks/data/router_eval_builtin.jsonl``) and
-``icae-sample`` (``../shared/icae-sample`` and ``router_eval_icae_sample.jsonl``). Routers: ``lexical`` (the
-default, with its shipped constants, fitted on the built-in tasks only: on the ICAE sample every figure is out of
-sample), ``lexical-ungated`` (the ranker with the rule before the answerability gate, for comparison),
+``icae-sample`` (``../shared/icae-sample`` and ``router_eval_icae_sample.jsonl``). Routers: ``distilled`` (the
+default: the lexical ranker and gate with a distilled static encoder's cosines), ``lexical`` (the default before
+it), both with their shipped constants, fitted on the built-in tasks only (on the ICAE sample every figure is out of
+sample), ``lexical-ungated`` (the lexical ranker with the rule before the answerability gate, for comparison),
 ``lexical-embedding`` (the lexical ranker with sentence-embedding cosines in its gate, fitted the same way; needs the
 ``embedding`` extra), ``embedding`` and ``llm`` (only with an endpoint). ``--loto`` adds leave-one-task-out
-figures for the lexical routers asked for (``lexical``, ``lexical-embedding``): for each built-in task, ranker
-weights, background and gate are fitted on the other eleven tasks and their labels
+figures for the fitted routers asked for (``distilled``, ``lexical``, ``lexical-embedding``): for each built-in
+task, ranker weights, background and gate are fitted on the other eleven tasks and their labels
 (:func:`icae_env.user_agent.evaluation.fit_router`), and that task's questions are asked of the result.
 
-Usage: python benchmarks/router_quality.py [--routers lexical,lexical-ungated,lexical-embedding,embedding]
+Usage: python benchmarks/router_quality.py
+       [--routers distilled,lexical,lexical-ungated,lexical-embedding,embedding]
        [--sample DIR]
        [--data benchmarks/data] [--loto] [--errors N] [--fit]
        [--llm-base-url URL --llm-model NAME [--llm-api-key KEY] [--llm-cache FILE]]
 
-``--fit`` refits the shipped constants of the lexical routers asked for on the built-in tasks
+``--fit`` refits the shipped constants of the fitted routers asked for on the built-in tasks
 (:func:`fit_default_router`), prints them and says whether they equal the shipped ones. Run from the repository
 root with ``PYTHONPATH=.``.
 """
@@ -28,6 +30,7 @@ root with ``PYTHONPATH=.``.
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +38,7 @@ from typing import Any
 from icae_env.tasks import list_tasks, load_icae_bench
 from icae_env.tasks.models import UserAgentData
 from icae_env.user_agent.base import Document, Router
+from icae_env.user_agent.distilled import DistilledRouter
 from icae_env.user_agent.evaluation import (
     LEVELS,
     RouterFit,
@@ -47,7 +51,8 @@ from icae_env.user_agent.evaluation import (
 from icae_env.user_agent.grounded import documents_for, make_router
 from icae_env.user_agent.hybrid import HybridRouter
 from icae_env.user_agent.labelled import LabelData, LabelledQuestion, label_problems, load_labels
-from icae_env.user_agent.lexical import DEFAULT_WEIGHTS, LexicalRouter
+from icae_env.user_agent.lexical import LexicalRouter
+from icae_env.user_agent.static_encoder import default_encoder
 
 Factory = Callable[[Sequence[Document]], Router]
 HEADER = (
@@ -126,31 +131,53 @@ def loto_builds(
 
 
 #: The routers whose constants are fitted (``--fit``, ``--loto``).
-FITTED: dict[str, type[LexicalRouter]] = {"lexical": LexicalRouter, "lexical-embedding": HybridRouter}
+FITTED: dict[str, type[LexicalRouter]] = {
+    "distilled": DistilledRouter,
+    "lexical": LexicalRouter,
+    "lexical-embedding": HybridRouter,
+}
 
 
 def refit(labels: list[LabelledQuestion], router: str) -> None:
     fit = fit_default_router(labels, router_class=FITTED[router])
     print(f"refitted {router} constants (built-in tasks only):\n  weights {fit.weights}\n  gate {fit.gate}")
-    shipped = RouterFit(DEFAULT_WEIGHTS, None, FITTED[router].default_gate)
+    shipped = RouterFit(FITTED[router].default_weights, None, FITTED[router].default_gate)
     from icae_env.user_agent.background import DEFAULT_BACKGROUND
 
     same = fit.weights == shipped.weights and fit.gate == shipped.gate and fit.background == DEFAULT_BACKGROUND
     print(f"  equal to the shipped constants: {same}")
 
 
+def encoding_cost(questions: Sequence[str]) -> None:
+    """Print the static encoder's time per question when nothing is cached.
+
+    The table's latencies include the encoder's cache: a question asked of several task levels is encoded once.
+    """
+    encoder = default_encoder()
+    times = []
+    for question in dict.fromkeys(questions):
+        started = time.perf_counter()
+        encoder._encode(question)  # the uncached path of encode()
+        times.append(time.perf_counter() - started)
+    times.sort()
+    print(
+        f"\nstatic encoder, uncached: {len(times)} distinct questions, p50 {1000 * times[len(times) // 2]:.3f} ms, "
+        f"p90 {1000 * times[int(len(times) * 0.9)]:.3f} ms per question (add to the distilled router's latency)"
+    )
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument(
         "--routers",
-        default="lexical,lexical-ungated",
-        help="lexical, lexical-ungated, lexical-embedding, embedding, llm",
+        default="distilled,lexical,lexical-ungated",
+        help="distilled, lexical, lexical-ungated, lexical-embedding, embedding, llm",
     )
     parser.add_argument("--sample", default=str(Path(__file__).resolve().parents[2] / "shared" / "icae-sample"))
     parser.add_argument("--data", default=str(Path(__file__).resolve().parent / "data"))
-    parser.add_argument("--loto", action="store_true", help="leave-one-task-out figures (lexical routers)")
+    parser.add_argument("--loto", action="store_true", help="leave-one-task-out figures (fitted routers)")
     parser.add_argument("--errors", type=int, default=0, help="print this many wrong replies per row")
-    parser.add_argument("--fit", action="store_true", help="refit the lexical routers' constants and compare")
+    parser.add_argument("--fit", action="store_true", help="refit the fitted routers' constants and compare")
     parser.add_argument("--llm-base-url", help="OpenAI-compatible endpoint base, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--llm-model", default="default")
     parser.add_argument("--llm-api-key")
@@ -182,6 +209,8 @@ def main() -> None:
         build = factory(router, args)
         for corpus, (labels, levels) in corpora.items():
             report(corpus, router, labels, data, levels, constant(build), args.errors)
+    if "distilled" in routers:
+        encoding_cost([q.question for labels, _ in corpora.values() for q in labels])
     for router in fitted if args.loto else []:
         print(f"\nleave-one-task-out ({router} fitted on the other eleven built-in tasks and their labels):")
         labels, levels = corpora["builtin"]

@@ -53,6 +53,7 @@ from icae_env.baselines.heuristic_clarifier import (
 )
 from icae_env.envs.clarify import ClarifyEnv
 from icae_env.families import TaskRejected, family_names, generate, get_family, task_name
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import list_tasks, load_task
 from icae_env.tasks.icae_root import icae_aliases, icae_ref, record_levels
 from icae_env.user_agent.grounded import NOTICE, GroundedUserAgent, user_agent_for
@@ -147,7 +148,7 @@ class Args:
     """episodes per held-out task and level in each evaluation (they differ only in random tie-breaks)"""
     seed: int = 0
     """seed of the task draws, the policy's sampling and the env"""
-    router: str = "lexical"
+    router: str = DEFAULT_ROUTER
     """User Agent router"""
     value: str = "listwise"
     """"listwise": rank the candidates of each question's turn towards the best ones by a softmax over their values

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict
 
 from icae_env.errors import ArgumentError, ResetNeeded, check_int
 from icae_env.kinds import TaskPool, check_level, make_kind
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.sandbox.base import Sandbox
 from icae_env.sandbox.spec import SandboxSpec
 from icae_env.spaces import MAX_OBSERVATION_CHARS, SOURCES, observation_space
@@ -266,7 +267,7 @@ class IcaeEnv(gym.Env[dict, Any], Generic[_E]):
         budget: int = 16,
         max_steps: int = 200,
         time_limit_s: float | None = None,
-        router: str = "lexical",
+        router: str = DEFAULT_ROUTER,
         memo_size: int = 0,
         render_mode: str | None = None,
     ) -> None:

@@ -26,6 +26,7 @@ from icae_env.errors import UnknownNameError
 
 __all__ = [
     "AGENTS",
+    "DEFAULT_ROUTER",
     "ENV_FAMILIES",
     "FAMILIES",
     "ROUTERS",
@@ -108,7 +109,11 @@ SANDBOX_BACKENDS: dict[str, str] = {
     "docker": "icae_env.sandbox.docker:DockerSandbox",
 }
 
+#: The router every env, User Agent and Oracle server uses unless told otherwise.
+DEFAULT_ROUTER = "distilled"
+
 ROUTERS: dict[str, str] = {
+    "distilled": "icae_env.user_agent.distilled:DistilledRouter",
     "lexical": "icae_env.user_agent.lexical:LexicalRouter",
     "embedding": "icae_env.user_agent.embedding:EmbeddingRouter",
     "lexical-embedding": "icae_env.user_agent.hybrid:HybridRouter",

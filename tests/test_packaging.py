@@ -53,6 +53,7 @@ def test_the_wheel_has_one_top_level_package(wheel: Path):
         "icae_env/wrappers/text_actions.py",
         "icae_env/baselines/oracle_agent.py",
         "icae_env/configs/default.yaml",
+        "icae_env/user_agent/static_encoder.npz",
     ):
         assert member in names
     assert any(n.startswith("icae_env/tasks/builtin/unidiff/cases/native/") for n in names)

@@ -14,6 +14,7 @@ from typing import Any
 from icae_env.actions import MAX_QUESTION_CHARS, Ask, Submit
 from icae_env.core import Episode, IcaeEnv, StepOutcome
 from icae_env.errors import check_number
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.spaces import MAX_OBSERVATION_CHARS, UnicodeText
 from icae_env.tasks import Task
 
@@ -116,7 +117,7 @@ class ClarifyEnv(IcaeEnv[Episode]):
         budget: int = 16,
         question_cost: float = 0.02,
         max_steps: int = 64,
-        router: str = "lexical",
+        router: str = DEFAULT_ROUTER,
         memo_size: int = 65_536,
         render_mode: str | None = None,
     ) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from icae_env.envs.workspace import WorkspaceEnv
 from icae_env.kinds.build import BuildKind, RewardConfig
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.sandbox.spec import SandboxSpec
 from icae_env.scoring import ScoreLimits
 from icae_env.tasks import Task
@@ -68,7 +69,7 @@ class ProjectBuildEnv(WorkspaceEnv):
         time_limit_s: float | None = None,
         reward: RewardConfig | dict[str, float] | None = None,
         score_on_truncation: bool = True,
-        router: str = "lexical",
+        router: str = DEFAULT_ROUTER,
         score_limits: ScoreLimits | None = None,
         render_mode: str | None = None,
     ) -> None:

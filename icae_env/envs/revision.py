@@ -8,6 +8,7 @@ from typing import Any
 
 from icae_env.envs.workspace import WorkspaceEnv
 from icae_env.kinds.revision import RevisionKind, RevisionRewardConfig
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.revision.models import RevisionTask
 from icae_env.revision.report import RevisionReport
 from icae_env.sandbox.spec import SandboxSpec
@@ -72,7 +73,7 @@ class RevisionEnv(WorkspaceEnv):
         time_limit_s: float | None = None,
         reward: RevisionRewardConfig | dict[str, float] | None = None,
         score_on_truncation: bool = True,
-        router: str = "lexical",
+        router: str = DEFAULT_ROUTER,
         evidence_dir: str | Path | None = None,
         judge: Any = None,
         render_mode: str | None = None,

@@ -21,6 +21,7 @@ from icae_env.core import EvalContext, IcaeEnv, Score, StepOutcome, TaskKind, We
 from icae_env.envs.state import Timing, WorkspaceEpisode
 from icae_env.envs.tools import ToolOutcome, run_tool
 from icae_env.errors import ConfigError, ResetNeeded
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.sandbox.snapshot import sandbox_snapshot
 from icae_env.sandbox.spec import SandboxSpec
 from icae_env.spaces import ActionSpace
@@ -98,7 +99,7 @@ class WorkspaceEnv(IcaeEnv[WorkspaceEpisode]):
         time_limit_s: float | None = None,
         reward: Any = None,
         score_on_truncation: bool = True,
-        router: str = "lexical",
+        router: str = DEFAULT_ROUTER,
         render_mode: str | None = None,
         kind_options: dict[str, Any] | None = None,
     ) -> None:

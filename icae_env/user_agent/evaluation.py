@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -34,7 +34,7 @@ from icae_env.user_agent.gate import DEFAULT_GATE, GateWeights
 from icae_env.user_agent.gate_fit import GateSample, fit_gate_samples, gate_sample
 from icae_env.user_agent.grounded import documents_for
 from icae_env.user_agent.labelled import LabelData, LabelledQuestion, evaluate_labels, load_labels
-from icae_env.user_agent.lexical import COEFFICIENTS, DEFAULT_WEIGHTS, LexicalRouter, LexicalWeights
+from icae_env.user_agent.lexical import DEFAULT_WEIGHTS, LexicalRouter, LexicalWeights
 from icae_env.user_agent.text import tokens
 from icae_env.user_agent.trigger_eval import OFF_TOPIC_QUESTIONS, RouterQuality, evaluate_router, leave_one_out
 
@@ -136,19 +136,26 @@ def fit_router_weights(
 
 
 def fit_lexical_weights(
-    levels: Iterable[tuple[str, UserAgentData]], base: LexicalWeights = DEFAULT_WEIGHTS, **options: Any
+    levels: Iterable[tuple[str, UserAgentData]],
+    base: LexicalWeights | None = None,
+    router_class: type[LexicalRouter] = LexicalRouter,
+    **options: Any,
 ) -> LexicalWeights:
-    """Fit the lexical router's view weights and kind biases (:func:`fit_router_weights` with its design).
+    """Fit a lexical router's view weights and kind biases (:func:`fit_router_weights` with its design).
 
     Args:
         levels: ``(label, data)`` pairs, one per task level.
-        base: Where the fields that are not fitted (thresholds, margin, BM25 constants) come from.
+        base: Where the fields that are not fitted (thresholds, margin, BM25 constants) come from
+            (``router_class.default_weights`` when omitted).
+        router_class: The router whose ranker is fitted (:meth:`~LexicalRouter.ranker` gives its design).
         **options: ``l2``, ``steps``, ``learning_rate``.
 
     Returns:
         ``base`` with the fitted view weights and biases.
     """
-    return fit_router_weights(levels, lambda docs: LexicalRouter(docs, base), COEFFICIENTS, base, **options)
+    start = base or router_class.default_weights
+    build = partial(router_class.ranker, weights=start)
+    return fit_router_weights(levels, build, start.names(), start, **options)
 
 
 def builtin_levels(tasks: Iterable[str] | None = None) -> list[tuple[str, UserAgentData]]:
@@ -289,8 +296,8 @@ def fit_router(
     levels = builtin_levels(sorted(tasks))
     chosen = [q for q in labels if q.source == "builtin" and LabelData.task_name(q) in tasks]
     others = set(list_tasks()) - set(tasks)
-    base = RouterFit(fit_lexical_weights(levels), builtin_background(exclude=others), router_class.default_gate,
-                     router_class)  # fmt: skip
+    base = RouterFit(fit_lexical_weights(levels, router_class=router_class), builtin_background(exclude=others),
+                     router_class.default_gate, router_class)  # fmt: skip
     return replace(base, gate=fit_gate(chosen, data_for, levels, base, **options))
 
 

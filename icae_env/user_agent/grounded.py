@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from icae_env.errors import ArgumentError, ArgumentTypeError
-from icae_env.registration import ROUTERS, resolve, unknown
+from icae_env.registration import DEFAULT_ROUTER, ROUTERS, resolve, unknown
 from icae_env.tasks.models import Task, UserAgentData
 from icae_env.user_agent.base import Document, Match, Reply, Router
 from icae_env.user_agent.metrics import InteractionLog, InteractionStats, Turn
@@ -189,7 +189,7 @@ class GroundedUserAgent:
         self,
         data: UserAgentData,
         budget: int = DEFAULT_BUDGET,
-        router: str | Router = "lexical",
+        router: str | Router = DEFAULT_ROUTER,
         **router_options: Any,
     ) -> None:
         if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
@@ -211,7 +211,7 @@ class GroundedUserAgent:
         task: Task,
         level: str = "L1",
         budget: int = DEFAULT_BUDGET,
-        router: str | Router = "lexical",
+        router: str | Router = DEFAULT_ROUTER,
         **options: Any,
     ) -> GroundedUserAgent:
         """Build the agent for ``task`` at ``level``."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from icae_env.user_agent.embedding import DEFAULT_MODEL, EMBEDDING_COEFFICIENTS,
 from icae_env.user_agent.gate import GATE_FEATURES, Gate, GateWeights
 from icae_env.user_agent.lexical import LexicalRouter, LexicalWeights
 
-__all__ = ["EMBEDDING_FEATURES", "HYBRID_GATE", "EmbeddingGate", "HybridGateWeights", "HybridRouter"]
+__all__ = ["EMBEDDING_FEATURES", "HYBRID_GATE", "Cosines", "EmbeddingGate", "HybridGateWeights", "HybridRouter"]
 
 #: The embedding features, after :data:`~icae_env.user_agent.gate.GATE_FEATURES` in the gate's columns.
 EMBEDDING_FEATURES = ("response_cosine", "trigger_cosine", "response_cosine_gap", "trigger_cosine_gap")
@@ -83,14 +83,25 @@ HYBRID_GATE = HybridGateWeights(
 )
 
 
+class Cosines(Protocol):
+    """What :class:`EmbeddingGate` needs: per document, its cosines with a question.
+
+    They are the first four columns of :data:`~icae_env.user_agent.embedding.EMBEDDING_COEFFICIENTS`: an
+    :class:`EmbeddingRouter`, or the ``distilled`` router's :class:`~icae_env.user_agent.distilled.EncodedDocuments`.
+    """
+
+    def design(self, question: str) -> np.ndarray:
+        """Return one row per document."""
+
+
 class EmbeddingGate(Gate):
-    """The gate with :data:`EMBEDDING_FEATURES` (the embeddings come from an :class:`EmbeddingRouter`).
+    """The gate with :data:`EMBEDDING_FEATURES` (cosines from an :class:`EmbeddingRouter` or another source).
 
     Args:
         documents: The documents a ranker routes between.
         weights: The fitted weights (a :class:`HybridGateWeights`).
         background: The background that gives words their specificity.
-        embedder: The embedding router over the same documents, whose embeddings are used.
+        embedder: The cosines' source over the same documents.
 
     Raises:
         ArgumentError: if ``weights`` do not weigh the embedding features.
@@ -103,7 +114,7 @@ class EmbeddingGate(Gate):
         documents: Sequence[Document],
         weights: HybridGateWeights,
         background: Background | None,
-        embedder: EmbeddingRouter,
+        embedder: Cosines,
     ) -> None:
         super().__init__(documents, weights, background)
         self.embedder = embedder

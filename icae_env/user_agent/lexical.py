@@ -1,4 +1,4 @@
-"""The default ``lexical`` router: a fitted linear ranker over numpy inverted indexes of a task's documents.
+"""The ``lexical`` router: a fitted linear ranker over numpy inverted indexes of a task's documents.
 
 Every document (record, context pointer, API signature) is seen through six views of a question. The word views
 use stemmed words plus programming-concept tokens (:mod:`icae_env.user_agent.text`) and one smoothed inverse
@@ -41,11 +41,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icae_env.errors import ArgumentError
 from icae_env.user_agent.background import Background
 from icae_env.user_agent.base import Document, Match, routable_response
 from icae_env.user_agent.gate import DEFAULT_GATE, Gate, GateWeights
 from icae_env.user_agent.index import BestPerDoc, Postings, Terms, bm25_rows, idf, tfidf
-from icae_env.user_agent.text import char_ngrams, tokens, tokens_and_char_ngrams
+from icae_env.user_agent.text import char_ngrams, tokens, tokens_and_char_ngrams, with_bigrams
 
 __all__ = [
     "COEFFICIENTS",
@@ -108,9 +109,14 @@ class LexicalWeights:
     k1: float = 1.2
     b: float = 0.75
 
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """Return the names of the design columns these weights multiply (:data:`COEFFICIENTS` here)."""
+        return COEFFICIENTS
+
     def coefficients(self) -> np.ndarray:
-        """Return the view weights and kind biases in :data:`COEFFICIENTS` order."""
-        return np.array([getattr(self, name) for name in COEFFICIENTS], dtype=np.float64)
+        """Return the view weights and kind biases in :meth:`names` order."""
+        return np.array([getattr(self, name) for name in self.names()], dtype=np.float64)
 
 
 #: Weights fitted on the built-in tasks' leave-one-trigger-out questions (see the module docstring).
@@ -125,11 +131,6 @@ DEFAULT_WEIGHTS = LexicalWeights(
     test_question_bias=-2.13,
     auxiliary_bias=-6.58,
 )
-
-
-def _with_bigrams(words: list[str]) -> list[str]:
-    stems = [w for w in words if not w.startswith("~")]
-    return words + [f"{a}_{b}" for a, b in zip(stems, stems[1:], strict=False)]
 
 
 def lead_sentence(text: str) -> str:
@@ -161,6 +162,9 @@ class LexicalRouter:
     name = "lexical"
     #: The gate weights :func:`~icae_env.user_agent.evaluation.fit_router` starts from for this class.
     default_gate: GateWeights = DEFAULT_GATE
+    #: The ranker weights used when none are given (and that :func:`~icae_env.user_agent.evaluation.fit_router`
+    #: starts from); a router with extra views has weights that name them.
+    default_weights: LexicalWeights = DEFAULT_WEIGHTS
 
     def __init__(
         self,
@@ -170,7 +174,12 @@ class LexicalRouter:
         background: Background | None = None,
     ) -> None:
         self.documents = tuple(documents)
-        self.weights = weights or DEFAULT_WEIGHTS
+        self.weights = weights or self.default_weights
+        if self.weights.names() != self.default_weights.names():
+            raise ArgumentError(
+                f"{type(self).__name__} weighs the views {list(self.default_weights.names())}; "
+                f"{type(self.weights).__name__} has weights for {list(self.weights.names())}"
+            )
         self.gate = None if gate is None else self.make_gate(gate, background)
         self._coefficients = self.weights.coefficients()
         self._build_word_views()
@@ -184,6 +193,11 @@ class LexicalRouter:
             for trigger in doc.triggers:
                 self._exact.setdefault(" ".join(tokens(trigger)), []).append(i)
 
+    @classmethod
+    def ranker(cls, documents: Sequence[Document], weights: LexicalWeights) -> LexicalRouter:
+        """Return a gate-less router whose :meth:`design` gives this class's ranker inputs (for fitting them)."""
+        return LexicalRouter(documents, weights, gate=None)
+
     def make_gate(self, weights: GateWeights, background: Background | None) -> Gate:
         """Return the answerability gate over this router's documents (a subclass may return another kind)."""
         return Gate(self.documents, weights, background)
@@ -191,7 +205,7 @@ class LexicalRouter:
     def _build_word_views(self) -> None:
         n, w = len(self.documents), self.weights
         words = [tokens(" ".join(d.triggers)) for d in self.documents]
-        bags = [_with_bigrams(t) for t in words]
+        bags = [with_bigrams(t) for t in words]
         responses = [tokens(routable_response(d)) for d in self.documents]
         self._idf = idf([set(t) | set(r) for t, r in zip(bags, responses, strict=True)])
         self._terms = terms = Terms(self._idf)
@@ -237,7 +251,7 @@ class LexicalRouter:
         lead_nearest = self._lead_nearest.dot(*self._terms.tfidf(words))
         return np.stack(
             [
-                self._triggers.dot(*self._terms.mass(_with_bigrams(words))),
+                self._triggers.dot(*self._terms.mass(with_bigrams(words))),
                 combined_cover[:n],
                 lead_nearest[:n],
                 self._chars.dot(*self._char_terms.tfidf(grams)),
@@ -247,20 +261,32 @@ class LexicalRouter:
         )
 
     def design(self, question: str) -> np.ndarray:
-        """Return the ranker's inputs, shape ``(len(documents), len(COEFFICIENTS))``: views and kind indicators."""
-        return self._design(*tokens_and_char_ngrams(question))
+        """Return the ranker's inputs, shape ``(len(documents), len(weights.names()))``.
 
-    def _design(self, words: list[str], grams: list[str]) -> np.ndarray:
-        return np.concatenate([self._features(words, grams), self._kinds[about_tests(words)]]).T
+        The columns are the views, the kind indicators, then :meth:`extra_views`.
+        """
+        return self._design(question, *tokens_and_char_ngrams(question))
+
+    def _design(self, question: str, words: list[str], grams: list[str]) -> np.ndarray:
+        views = [self._features(words, grams), self._kinds[about_tests(words)], self.extra_views(question)]
+        return np.concatenate(views).T
+
+    def extra_views(self, question: str) -> np.ndarray:
+        """Return the views after :data:`COEFFICIENTS`, shape ``(k, len(documents))``.
+
+        None here; a subclass may add some, weighed by a :class:`LexicalWeights` subclass whose
+        :meth:`~LexicalWeights.names` lists them.
+        """
+        return np.zeros((0, len(self.documents)))
 
     def scores(self, question: str) -> np.ndarray:
         """Return the score of every document for ``question``, on topic or not (zeros for no words)."""
-        return self._scores(*tokens_and_char_ngrams(question))
+        return self._scores(question, *tokens_and_char_ngrams(question))
 
-    def _scores(self, words: list[str], grams: list[str]) -> np.ndarray:
+    def _scores(self, question: str, words: list[str], grams: list[str]) -> np.ndarray:
         if not self.documents or not words:
             return np.zeros(len(self.documents))
-        score = self._design(words, grams) @ self._coefficients
+        score = self._design(question, words, grams) @ self._coefficients
         exact = self._exact.get(" ".join(words))
         if exact:
             score[exact] += self.weights.exact
@@ -277,12 +303,12 @@ class LexicalRouter:
         if self.gate is not None:
             if not words or not self.documents:
                 return []
-            scores = self._scores(words, grams)
+            scores = self._scores(question, words, grams)
             chosen = self.gate.select(self.gate.question_words(question), scores, self.known_share(words), question)
             return [Match(i, float(scores[i])) for i in chosen]
         if not self.answerable(words):
             return []
-        scores = self._scores(words, grams)
+        scores = self._scores(question, words, grams)
         order = np.argsort(-scores, kind="stable")  # best first, ties by index
         top = scores[order[0]]
         if top < self.weights.threshold:

@@ -37,6 +37,7 @@ from types import TracebackType
 from typing import Any
 
 from icae_env.errors import ArgumentError, check_int
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks.models import UserAgentData
 from icae_env.user_agent.grounded import DEFAULT_BUDGET, GroundedUserAgent
 from icae_env.user_agent.oracle_log import TaskLog, aggregate_stats, internal_log, task_stats, turn_entry
@@ -137,7 +138,7 @@ class OracleService:
     def __init__(
         self,
         data_root: Path | None = None,
-        router: str = "lexical",
+        router: str = DEFAULT_ROUTER,
         default_budget: int = DEFAULT_BUDGET,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         session_ttl_s: float = DEFAULT_SESSION_TTL_S,

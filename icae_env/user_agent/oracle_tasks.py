@@ -18,6 +18,7 @@ import threading
 from pathlib import Path
 
 from icae_env.errors import IcaeImportError
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import list_tasks, load_icae_bench, load_task
 from icae_env.tasks.models import UserAgentData
 from icae_env.user_agent.base import Match, Router
@@ -55,7 +56,7 @@ class TaskCatalog:
         IcaeImportError: when ``data_root`` is not an ICAE-Bench data root.
     """
 
-    def __init__(self, data_root: Path | None = None, router: str = "lexical") -> None:
+    def __init__(self, data_root: Path | None = None, router: str = DEFAULT_ROUTER) -> None:
         self.router = check_router(router)
         if data_root is not None and not (Path(data_root) / "user_agent").is_dir():
             raise IcaeImportError(f"{data_root}: not an ICAE-Bench data root (no user_agent/ directory)")

@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from icae_env.errors import ArgumentError
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.user_agent.grounded import DEFAULT_BUDGET, ROUTERS
 from icae_env.user_agent.oracle import OracleService
 from icae_env.user_agent.oracle_http import MAX_BODY_BYTES, HttpError, decode_json, read_body
@@ -366,7 +367,7 @@ def add_oracle_commands(subparsers: Any) -> None:
         default=DEFAULT_PORTS,
         help="init,interaction,stats ports (default 50001,50002,50003; 0 picks a free port)",
     )
-    serve.add_argument("--router", choices=sorted(ROUTERS), default="lexical", help="question router")
+    serve.add_argument("--router", choices=sorted(ROUTERS), default=DEFAULT_ROUTER, help="question router")
     _add_session_arguments(serve)
     serve.add_argument("-v", "--verbose", action="store_true", help="log every request to stderr")
     serve.set_defaults(func=_cmd_serve)

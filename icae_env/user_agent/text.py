@@ -5,7 +5,16 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["tokens", "stem", "char_ngrams", "tokens_and_char_ngrams", "concepts", "content_words", "STOPWORDS"]
+__all__ = [
+    "STOPWORDS",
+    "char_ngrams",
+    "concepts",
+    "content_words",
+    "stem",
+    "tokens",
+    "tokens_and_char_ngrams",
+    "with_bigrams",
+]
 
 STOPWORDS = frozenset(
     """a an the is are was were be been being am do does did doing done have has had having i me my we our you your
@@ -138,6 +147,12 @@ def _char_ngrams(raw: list[str], sizes: tuple[int, ...]) -> list[str]:
 def tokens(text: str) -> list[str]:
     """Return stemmed content tokens of ``text`` plus their concept tokens."""
     return _tokens(_raw_words(text))
+
+
+def with_bigrams(words: list[str]) -> list[str]:
+    """Return ``words`` followed by the bigrams (``a_b``) of their adjacent stems (concept tokens left out)."""
+    stems = [w for w in words if not w.startswith("~")]
+    return words + [f"{a}_{b}" for a, b in zip(stems, stems[1:], strict=False)]
 
 
 def char_ngrams(text: str, sizes: tuple[int, ...] = (3, 4)) -> list[str]:

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks.models import UserAgentData
 from icae_env.user_agent.base import Document, Router
 from icae_env.user_agent.grounded import MAX_POINTS, documents_for, make_router
@@ -90,7 +91,7 @@ Factory = Callable[[Sequence[Document]], Router]
 
 def evaluate_router(
     levels: Iterable[tuple[str, UserAgentData]],
-    router: str = "lexical",
+    router: str = DEFAULT_ROUTER,
     factory: Factory | None = None,
     factory_for: Callable[[str], Factory] | None = None,
     **options: object,

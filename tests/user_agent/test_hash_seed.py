@@ -1,4 +1,4 @@
-"""The lexical router's replies and scores do not depend on Python's hash seed (set and dict orders)."""
+"""The default router's replies and scores do not depend on Python's hash seed (set and dict orders)."""
 
 from __future__ import annotations
 

@@ -114,6 +114,7 @@ def docs(task):
 
 # -- the contract, for every router available on this machine ----------------------------------------------------
 ROUTER_NAMES = [
+    "distilled",
     "lexical",
     pytest.param("embedding", marks=needs_embedding),
     pytest.param("lexical-embedding", marks=needs_embedding),

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import load_icae_bench, load_task
 from icae_env.user_agent.server import (
     DEFAULT_PORTS,
@@ -416,7 +417,7 @@ def test_cli_arguments():
     assert (args.ports, args.host, args.router, args.budget, args.data_root) == (
         DEFAULT_PORTS,
         "127.0.0.1",
-        "lexical",
+        DEFAULT_ROUTER,
         16,
         None,
     )
