@@ -12,9 +12,11 @@ import icae_env.families.generation as generate_module
 from icae_env.cli.generate import write_pack_files
 from icae_env.errors import ArgumentError, TaskNotFoundError, UnknownNameError
 from icae_env.families import Knobs, TaskDistribution, TaskRejected, generate, get_family, task_name
+from icae_env.families.certify import CERTIFY_ROUTER, paraphrase_reach
 from icae_env.families.generation import parse_name
 from icae_env.families.keys import KeySpace, distance, stream
 from icae_env.families.plan import behaviour_key, plan_task
+from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import load_task
 from icae_env.tasks.pack import load_pack
 
@@ -140,3 +142,17 @@ def test_each_l3_record_answers_with_the_sentence_its_prd_masks():
         assert records[f"L3_{i:03d}"] == sentence  # a sentence, not the bare literal
         assert sentence in ground and sentence not in l3
         assert sentence.replace(value.literal.format(**plan.skin.words), "(ask for it)") in l3
+
+
+def test_paraphrase_reach_is_the_certificates_figure_and_asks_any_router():
+    generated = generate(FAMILY, "train", 0)
+    family = get_family(FAMILY)
+    reach = paraphrase_reach(family, generated.plan, generated.task)
+    assert set(reach) == set(generated.plan.hidden)
+    assert all(len(hits) == len(family.decision(name).paraphrases) for name, hits in reach.items())
+    hits = [hit for per in reach.values() for hit in per]
+    assert sum(hits) / len(hits) == generated.certificate.metrics["paraphrase_top3"]
+    with_default = paraphrase_reach(family, generated.plan, generated.task, DEFAULT_ROUTER)
+    assert set(with_default) == set(reach) and CERTIFY_ROUTER != DEFAULT_ROUTER
+    with pytest.raises(UnknownNameError):
+        paraphrase_reach(family, generated.plan, generated.task, "no-such-router")
