@@ -7,8 +7,10 @@ Checks (each failure is one line in :attr:`Certificate.failures`; figures go to 
 3. **tells**: each hidden decision's tells appear in exactly one L1 record (its own; the public case files are
    records too) and in no L1 text or context pointer;
 4. **ambiguity**: after the public cases some wrong value of each hidden decision still agrees with all of them;
-5. **routing** (:data:`CERTIFY_ROUTER`): every stored trigger routes top-1 to its record, and at least half of each
-   decision's held-out paraphrases reach it in the top 3 (the share over all of them is reported);
+5. **routing**, with each router of :data:`CERTIFY_ROUTERS`: every stored trigger routes top-1 to its record, and
+   at least half of each decision's held-out paraphrases reach it in the top 3 (the share over all of them is
+   reported under :func:`reach_metric`: ``paraphrase_top3`` for the first router, ``paraphrase_top3_<router>``
+   for the others);
 6. **naive ceiling**: the golden with every hidden decision at its naive default scores at most
    :data:`NAIVE_CEILING` Overall on the hidden tiers;
 7. **determinism**: the golden's outputs are the same on a second run.
@@ -26,19 +28,26 @@ from icae_env.families.cases import Ablations
 from icae_env.families.model import Model, load_model
 from icae_env.families.spec import Family, Plan
 from icae_env.tasks.models import Task
+from icae_env.user_agent.base import Document, Router
 from icae_env.user_agent.grounded import documents_for, make_router
 
-__all__ = ["CERTIFY_ROUTER", "NAIVE_CEILING", "Certificate", "certify", "paraphrase_reach"]
+__all__ = ["CERTIFY_ROUTERS", "NAIVE_CEILING", "Certificate", "certify", "paraphrase_reach", "reach_metric"]
 
 NAIVE_CEILING = 0.5
 L1_WORDS = (150, 250)
 MIN_FEATURES, MIN_NATIVE, MIN_ENHANCED, MIN_ABLATION_FAILS = 3, 5, 3, 2
 
-#: The router of the routing check. Fixed, not the default router, so that which attempt certifies (and so what
-#: ``gen/<family>/<split>/<index>`` is) does not move when the default router changes. The families' trigger pools
-#: were written against it; with the default ``distilled`` router the held-out paraphrase reach per family is
-#: measured by ``benchmarks/family_figures.py --router distilled``.
-CERTIFY_ROUTER = "lexical"
+#: The routers of the routing check: a certified task's hidden requirements are askable with each, so with the
+#: default router (:data:`~icae_env.registration.DEFAULT_ROUTER`, which a test keeps among them) and with the
+#: ``lexical`` router the families' trigger pools were written against. A fixed tuple, not the default router, so
+#: that which attempt certifies (and so what ``gen/<family>/<split>/<index>`` is) moves only when this table or one
+#: of its routers changes (refitting a router's constants or re-distilling the encoder can move generated tasks).
+CERTIFY_ROUTERS = ("lexical", "distilled")
+
+
+def reach_metric(router: str) -> str:
+    """Return the certificate metric holding ``router``'s paraphrase top-3 share (see the routing check)."""
+    return "paraphrase_top3" if router == CERTIFY_ROUTERS[0] else f"paraphrase_top3_{router}"
 
 
 @dataclass
@@ -126,21 +135,24 @@ def _ambiguity(plan: Plan, task: Task, others: Ablations, cert: Certificate) -> 
             cert.failures.append(f"ambiguity: the public cases leave no wrong value of {name} open")
 
 
-def paraphrase_reach(family: Family, plan: Plan, task: Task, router: str = CERTIFY_ROUTER) -> dict[str, list[bool]]:
+def paraphrase_reach(family: Family, plan: Plan, task: Task, router: str = CERTIFY_ROUTERS[0]) -> dict[str, list[bool]]:
     """Return, per hidden decision, whether each of its held-out paraphrases reaches its L1 record in the top 3.
 
     Args:
         family: The task's family.
         plan: The task's plan.
         task: The task.
-        router: The router asked (:data:`CERTIFY_ROUTER` by default).
+        router: The router asked (the first of :data:`CERTIFY_ROUTERS` by default).
     """
     documents = documents_for(task.user_agent_data("L1"))
-    asked = make_router(router, documents)
+    return _reach(family, plan, documents, make_router(router, documents))
+
+
+def _reach(family: Family, plan: Plan, documents: tuple[Document, ...], router: Router) -> dict[str, list[bool]]:
     ids = _record_ids(family, plan)
     return {
         name: [
-            ids[name] in [documents[m.index].doc_id for m in asked.route(q.format(**plan.skin.words))[:3]]
+            ids[name] in [documents[m.index].doc_id for m in router.route(q.format(**plan.skin.words))[:3]]
             for q in family.decision(name).paraphrases
         ]
         for name in plan.hidden
@@ -149,19 +161,24 @@ def paraphrase_reach(family: Family, plan: Plan, task: Task, router: str = CERTI
 
 def _routing(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
     documents = documents_for(task.user_agent_data("L1"))
-    router = make_router(CERTIFY_ROUTER, documents)
     ids = _record_ids(family, plan)
-    for name in plan.hidden:
-        for trigger in family.decision(name).triggers:
-            top = [documents[m.index].doc_id for m in router.route(trigger)[:1]]
-            if top != [ids[name]]:
-                cert.failures.append(f"routing: stored trigger {trigger!r} of {name} routes to {top}")
-    reach = paraphrase_reach(family, plan, task)
-    for name, hits in reach.items():
-        if 2 * sum(hits) < len(hits):
-            cert.failures.append(f"routing: only {sum(hits)}/{len(hits)} held-out paraphrases of {name} reach it")
-    total = sum(len(hits) for hits in reach.values())
-    cert.metrics["paraphrase_top3"] = sum(sum(hits) for hits in reach.values()) / total if total else 1.0
+    for router_name in CERTIFY_ROUTERS:
+        router = make_router(router_name, documents)
+        for name in plan.hidden:
+            for trigger in family.decision(name).triggers:
+                top = [documents[m.index].doc_id for m in router.route(trigger)[:1]]
+                if top != [ids[name]]:
+                    cert.failures.append(
+                        f"routing ({router_name}): stored trigger {trigger!r} of {name} routes to {top}"
+                    )
+        reach = _reach(family, plan, documents, router)
+        for name, hits in reach.items():
+            if 2 * sum(hits) < len(hits):
+                cert.failures.append(
+                    f"routing ({router_name}): only {sum(hits)}/{len(hits)} held-out paraphrases of {name} reach it"
+                )
+        total = sum(len(hits) for hits in reach.values())
+        cert.metrics[reach_metric(router_name)] = sum(sum(hits) for hits in reach.values()) / total if total else 1.0
 
 
 def _naive(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:

@@ -6,13 +6,14 @@ import functools
 import json
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from icae_env.families import Generated, Knobs, TaskRejected, generate, get_family
+from icae_env.families.certify import CERTIFY_ROUTERS, reach_metric
 from icae_env.families.javascript import javascript_outputs as run_javascript
 from icae_env.families.keys import KeySpace, distance
 from icae_env.families.model import load_model
@@ -21,6 +22,10 @@ from icae_env.families.spec import SAMPLE_KINDS, Plan
 
 MAX_REJECTED = 0.10
 MIN_PARAPHRASE_TOP3 = 0.85
+#: The family-level floor of the other certification routers (distilled): the trigger pools were written against
+#: the lexical router, and with distilled the family means over these batches measured 0.849-0.953 (config-checker's
+#: test split and dependency-order's train split at 0.849-0.850); every task still passes the per-decision check.
+MIN_OTHER_ROUTER_TOP3 = 0.83
 MAX_NAIVE_MEDIAN = 0.35
 
 
@@ -45,10 +50,11 @@ class Batch:
 
     def figures(self) -> str:
         """The figures a family's report gives."""
-        naive, top3 = self.metric("naive_overall"), self.metric("paraphrase_top3")
+        naive = self.metric("naive_overall")
+        reach = ", ".join(f"{r} {statistics.mean(self.metric(reach_metric(r))):.3f}" for r in CERTIFY_ROUTERS)
         return (
             f"{self.family} {self.split}: {len(self.tasks)} certified, {len(self.rejected)} rejected; "
-            f"paraphrase top-3 mean {statistics.mean(top3):.3f}; naive median {statistics.median(naive):.3f} "
+            f"paraphrase top-3 mean {reach}; naive median {statistics.median(naive):.3f} "
             f"max {max(naive):.3f}; min ablation failures {min(self.metric('min_ablation_fails')):.0f}; "
             f"{self.per_minute:.1f} tasks/min"
         )
@@ -72,18 +78,29 @@ def assert_certified(batch: Batch) -> None:
     assert len(batch.rejected) < MAX_REJECTED * total, batch.rejected
     assert all(g.certificate.ok for g in batch.tasks)
     assert min(batch.metric("min_ablation_fails")) >= 2
-    assert statistics.mean(batch.metric("paraphrase_top3")) >= MIN_PARAPHRASE_TOP3
+    for router in CERTIFY_ROUTERS:  # the default router's too, which the env asks (its own floor, see above)
+        floor = MIN_PARAPHRASE_TOP3 if router == CERTIFY_ROUTERS[0] else MIN_OTHER_ROUTER_TOP3
+        assert statistics.mean(batch.metric(reach_metric(router))) >= floor, router
     assert statistics.median(batch.metric("naive_overall")) <= MAX_NAIVE_MEDIAN
     assert max(batch.metric("naive_overall")) <= 0.5
 
 
-def assert_few_certify(family: str, train: int, test: int) -> None:
-    """The first ``train`` and ``test`` tasks all certify, fail >= 2 hidden cases per ablation and reveal no tell;
-    no hidden case is shared between the splits (with no train tasks: between the test tasks)."""
+def assert_few_certify(family: str, train: int, test: int, rejected: Mapping[str, str] | None = None) -> None:
+    """The first ``train`` and ``test`` tasks all certify (except the ``rejected`` ones: task name -> a phrase of the
+    reason, which must be rejected for it), fail >= 2 hidden cases per ablation and reveal no tell; no hidden case is
+    shared between the splits (with no train tasks: between the test tasks)."""
+    rejected = rejected or {}
+    splits = {"train": train, "test": test}
+    for name in rejected:
+        _, named, split, index = name.split("/")
+        assert named == family and int(index) < splits[split], f"{name} is not among the tasks generated"
     batches = [generate_batch(family, "train", train)] if train else []
     batches.append(generate_batch(family, "test", test))
     for batch in batches:
-        assert not batch.rejected and all(g.certificate.ok for g in batch.tasks)
+        reasons = dict(reason.partition(" failed certification: ")[::2] for reason in batch.rejected)
+        assert sorted(reasons) == sorted(n for n in rejected if n.split("/")[2] == batch.split), reasons
+        assert all(rejected[name] in reason for name, reason in reasons.items()), reasons
+        assert all(g.certificate.ok for g in batch.tasks)
         assert min(batch.metric("min_ablation_fails")) >= 2
         assert_no_tells_revealed(batch)
     assert_disjoint_cases(batches[0].tasks, batches[-1].tasks)

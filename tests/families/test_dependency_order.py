@@ -101,11 +101,14 @@ def test_javascript_golden_agrees_on_sampled_inputs():
 
 
 def test_generation_is_deterministic():
-    assert_deterministic(FAMILY, "train", 3)
+    assert_deterministic(FAMILY, "train", 4)
 
 
 def test_a_few_tasks_certify_and_share_no_hidden_case_across_splits():
-    assert_few_certify(FAMILY, train=4, test=3)
+    # train/3 is rejected on every attempt: with the distilled router only 3 of the 8 held-out paraphrases of its
+    # scope decision reach it (its installed-list record draws "install" questions away)
+    rejected = {"gen/dependency-order/train/3": "routing (distilled): only 3/8 held-out paraphrases of scope"}
+    assert_few_certify(FAMILY, train=5, test=3, rejected=rejected)
 
 
 def test_malformed_inputs_carry_drawn_content():

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 import icae_env
+import icae_env.families.certify as certify_module
 import icae_env.families.generation as generate_module
 from icae_env.cli.generate import write_pack_files
 from icae_env.errors import ArgumentError, TaskNotFoundError, UnknownNameError
 from icae_env.families import Knobs, TaskDistribution, TaskRejected, generate, get_family, task_name
-from icae_env.families.certify import CERTIFY_ROUTER, paraphrase_reach
+from icae_env.families.certify import CERTIFY_ROUTERS, paraphrase_reach, reach_metric
 from icae_env.families.generation import parse_name
 from icae_env.families.keys import KeySpace, distance, stream
 from icae_env.families.plan import behaviour_key, plan_task
@@ -153,6 +154,37 @@ def test_paraphrase_reach_is_the_certificates_figure_and_asks_any_router():
     hits = [hit for per in reach.values() for hit in per]
     assert sum(hits) / len(hits) == generated.certificate.metrics["paraphrase_top3"]
     with_default = paraphrase_reach(family, generated.plan, generated.task, DEFAULT_ROUTER)
-    assert set(with_default) == set(reach) and CERTIFY_ROUTER != DEFAULT_ROUTER
+    assert set(with_default) == set(reach)
+    default_hits = [hit for per in with_default.values() for hit in per]
+    assert sum(default_hits) / len(default_hits) == generated.certificate.metrics[reach_metric(DEFAULT_ROUTER)]
     with pytest.raises(UnknownNameError):
         paraphrase_reach(family, generated.plan, generated.task, "no-such-router")
+
+
+def test_certification_asks_every_certify_router_and_the_default_is_one(monkeypatch):
+    """The env asks the default router, so certification asks it too; a failure with any of the routers counts."""
+    assert DEFAULT_ROUTER in CERTIFY_ROUTERS and CERTIFY_ROUTERS[0] == "lexical"
+    generated = generate(FAMILY, "train", 0)
+    family, plan, task = get_family(FAMILY), generated.plan, generated.task
+    assert generated.certificate.ok
+    assert set(generated.certificate.metrics) >= {reach_metric(r) for r in CERTIFY_ROUTERS}
+
+    class Silent:  # a router that never answers: every routing check must fail under its name
+        def route(self, question: str) -> list:
+            return []
+
+    real = certify_module.make_router
+    monkeypatch.setattr(certify_module, "CERTIFY_ROUTERS", (*CERTIFY_ROUTERS, "silent"))
+    monkeypatch.setattr(
+        certify_module,
+        "make_router",
+        lambda name, *args, **kw: Silent() if name == "silent" else real(name, *args, **kw),
+    )
+    cert = certify_module.Certificate()
+    certify_module._routing(family, plan, task, cert)
+    triggers = sum(len(family.decision(d).triggers) for d in plan.hidden)
+    assert len(cert.failures) == triggers + len(plan.hidden)
+    assert all(f.startswith("routing (silent): ") for f in cert.failures)
+    assert all(family.decision(d).paraphrases for d in plan.hidden)
+    assert cert.metrics[reach_metric("silent")] == 0.0
+    assert cert.metrics["paraphrase_top3"] == generated.certificate.metrics["paraphrase_top3"]
