@@ -7,6 +7,7 @@ import time
 
 import pytest
 from gymnasium.utils.env_checker import check_env
+from interrupt import default_sigint
 
 import icae_env
 from icae_env.sandbox import available_backends, make_sandbox
@@ -104,7 +105,9 @@ env.step({"tool": "bash", "command": "sleep 300"})
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_sigterm_and_sigint_remove_containers(signum):
-    proc = subprocess.Popen([sys.executable, "-c", RUNNER], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", RUNNER], stdout=subprocess.PIPE, text=True, preexec_fn=default_sigint
+    )
     assert proc.stdout.readline().strip() == "ready"
     assert len(_labelled_containers(owner=proc.pid)) == 1
     proc.send_signal(signum)

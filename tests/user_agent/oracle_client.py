@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from interrupt import default_sigint
+
 PUBLISHED_KEY = "zVtwLTkCKwoCWq4Jq9D2"
 ENDPOINTS = ("init", "interaction", "stats")
 
@@ -85,7 +87,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def serve_cli(*options: str) -> Iterator[tuple[ReferenceClient, subprocess.Popen[str]]]:
     """Run ``icae-env oracle serve --ports 0,0,0 OPTIONS`` (this checkout's package) until SIGINT on exit."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([*CLI, *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [*CLI, *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_sigint
+    )
     try:
         assert proc.stdout is not None
         banner = proc.stdout.readline()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from interrupt import default_sigint
 
 from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import load_icae_bench, load_task
@@ -446,7 +447,9 @@ except KeyboardInterrupt:
 
 def test_cli_serves_until_interrupted():
     command = [sys.executable, "-c", CLI_SCRIPT, "oracle", "serve", "--ports", "0,0,0", "--budget", "2"]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint
+    )
     try:
         banner = proc.stdout.readline()
         urls = dict(re.findall(r"(init|interaction|stats) (http://\S+/)", banner))
