@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from icae_env.families import Generated, TaskRejected, family_names, generate, get_family  # noqa: E402
-from icae_env.families.certify import CERTIFY_ROUTERS, paraphrase_reach, reach_metric  # noqa: E402
+from icae_env.families.certify import CERTIFY_ROUTERS, paraphrase_reach, reach_metric, reach_share  # noqa: E402
 from icae_env.families.javascript import javascript_outputs  # noqa: E402
 from icae_env.registration import DEFAULT_ROUTER, ROUTERS  # noqa: E402
 
@@ -69,11 +69,7 @@ def _reach(tasks: list[Generated], router: str) -> float:
     if router in CERTIFY_ROUTERS:
         return statistics.mean(g.certificate.metrics[reach_metric(router)] for g in tasks)
     family = get_family(tasks[0].plan.family)
-    shares = []
-    for g in tasks:
-        hits = [hit for per in paraphrase_reach(family, g.plan, g.task, router).values() for hit in per]
-        shares.append(sum(hits) / len(hits) if hits else 1.0)
-    return statistics.mean(shares)
+    return statistics.mean(reach_share(paraphrase_reach(family, g.plan, g.task, router)) for g in tasks)
 
 
 def _figures(name: str, split: str, count: int, router: str) -> tuple[list[str], Counter[str]]:

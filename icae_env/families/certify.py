@@ -31,7 +31,15 @@ from icae_env.tasks.models import Task
 from icae_env.user_agent.base import Document, Router
 from icae_env.user_agent.grounded import documents_for, make_router
 
-__all__ = ["CERTIFY_ROUTERS", "NAIVE_CEILING", "Certificate", "certify", "paraphrase_reach", "reach_metric"]
+__all__ = [
+    "CERTIFY_ROUTERS",
+    "NAIVE_CEILING",
+    "Certificate",
+    "certify",
+    "paraphrase_reach",
+    "reach_metric",
+    "reach_share",
+]
 
 NAIVE_CEILING = 0.5
 L1_WORDS = (150, 250)
@@ -148,6 +156,12 @@ def paraphrase_reach(family: Family, plan: Plan, task: Task, router: str = CERTI
     return _reach(family, plan, documents, make_router(router, documents))
 
 
+def reach_share(reach: dict[str, list[bool]]) -> float:
+    """Return the share of all paraphrases in a :func:`paraphrase_reach` result that reach their record (1.0: none)."""
+    total = sum(len(hits) for hits in reach.values())
+    return sum(sum(hits) for hits in reach.values()) / total if total else 1.0
+
+
 def _reach(family: Family, plan: Plan, documents: tuple[Document, ...], router: Router) -> dict[str, list[bool]]:
     ids = _record_ids(family, plan)
     return {
@@ -177,8 +191,7 @@ def _routing(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
                 cert.failures.append(
                     f"routing ({router_name}): only {sum(hits)}/{len(hits)} held-out paraphrases of {name} reach it"
                 )
-        total = sum(len(hits) for hits in reach.values())
-        cert.metrics[reach_metric(router_name)] = sum(sum(hits) for hits in reach.values()) / total if total else 1.0
+        cert.metrics[reach_metric(router_name)] = reach_share(reach)
 
 
 def _naive(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
