@@ -15,11 +15,13 @@ sample), ``lexical-ungated`` (the lexical ranker with the rule before the answer
 figures for the fitted routers asked for (``distilled``, ``lexical``, ``lexical-embedding``): for each built-in
 task, ranker weights, background and gate are fitted on the other eleven tasks and their labels
 (:func:`icae_env.user_agent.evaluation.fit_router`), and that task's questions are asked of the result.
+``--curve`` sweeps the gate threshold of the fitted routers asked for (their other constants as shipped): false
+reveals against recall, top-1 and hit@3 at each threshold, the trade-off that the shipped threshold sits on.
 
 Usage: python benchmarks/router_quality.py
        [--routers distilled,lexical,lexical-ungated,lexical-embedding,embedding]
        [--sample DIR]
-       [--data benchmarks/data] [--loto] [--errors N] [--fit]
+       [--data benchmarks/data] [--loto] [--curve] [--errors N] [--fit]
        [--llm-base-url URL --llm-model NAME [--llm-api-key KEY] [--llm-cache FILE]]
 
 ``--fit`` refits the shipped constants of the fitted routers asked for on the built-in tasks
@@ -32,6 +34,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +141,25 @@ FITTED: dict[str, type[LexicalRouter]] = {
 }
 
 
+#: The gate thresholds ``--curve`` tries.
+CURVE = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+
+
+def curve(router: str, corpora: dict[str, Any], data: LabelData) -> None:
+    """Print ``router``'s rows with its shipped constants and each threshold of :data:`CURVE`."""
+    router_class = FITTED[router]
+    shipped = router_class.default_gate
+    print(f"\noperating curve ({router}: gate threshold swept, join capped by it; shipped {shipped.threshold}):")
+    for threshold in CURVE:
+        gate = replace(shipped, threshold=threshold, join=min(shipped.join, threshold))
+
+        def build(docs: Sequence[Document], gate: Any = gate) -> Router:
+            return router_class(docs, gate=gate)
+
+        for corpus, (labels, levels) in corpora.items():
+            report(corpus, f"@{threshold}", labels, data, levels, constant(build), 0)
+
+
 def refit(labels: list[LabelledQuestion], router: str) -> None:
     fit = fit_default_router(labels, router_class=FITTED[router])
     print(f"refitted {router} constants (built-in tasks only):\n  weights {fit.weights}\n  gate {fit.gate}")
@@ -176,6 +198,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--sample", default=str(Path(__file__).resolve().parents[2] / "shared" / "icae-sample"))
     parser.add_argument("--data", default=str(Path(__file__).resolve().parent / "data"))
     parser.add_argument("--loto", action="store_true", help="leave-one-task-out figures (fitted routers)")
+    parser.add_argument("--curve", action="store_true", help="sweep the gate threshold (fitted routers)")
     parser.add_argument("--errors", type=int, default=0, help="print this many wrong replies per row")
     parser.add_argument("--fit", action="store_true", help="refit the fitted routers' constants and compare")
     parser.add_argument("--llm-base-url", help="OpenAI-compatible endpoint base, e.g. http://127.0.0.1:8000/v1")
@@ -200,8 +223,8 @@ def main() -> None:
             print("label problem:", problem)
     routers = args.routers.split(",")
     fitted = [r for r in routers if r in FITTED]
-    if (args.fit or args.loto) and not fitted:
-        print(f"--fit and --loto apply to {', '.join(FITTED)} only; none is among --routers")
+    if (args.fit or args.loto or args.curve) and not fitted:
+        print(f"--fit, --loto and --curve apply to {', '.join(FITTED)} only; none is among --routers")
     for router in fitted if args.fit else []:
         refit(corpora["builtin"][0], router)
     print(HEADER)
@@ -211,6 +234,8 @@ def main() -> None:
             report(corpus, router, labels, data, levels, constant(build), args.errors)
     if "distilled" in routers:
         encoding_cost([q.question for labels, _ in corpora.values() for q in labels])
+    for router in fitted if args.curve else []:
+        curve(router, corpora, data)
     for router in fitted if args.loto else []:
         print(f"\nleave-one-task-out ({router} fitted on the other eleven built-in tasks and their labels):")
         labels, levels = corpora["builtin"]
