@@ -288,10 +288,18 @@ def main() -> None:
         help="a quick run: about this many questions per corpus and training pairs per fold",
     )
     args = parser.parse_args()
-    import torch
+    if args.folds < 2 or args.epochs < 1 or args.limit < 0 or args.max_length < 16:
+        parser.error("needs --folds >= 2, --epochs >= 1, --limit >= 0 and --max-length >= 16")
+    try:
+        import torch
+        import transformers  # noqa: F401
+    except ImportError as missing:
+        raise SystemExit(f'{missing}: the probe needs pip install "icae-env[embedding]"') from None
 
     torch.set_num_threads(2)
     data = LabelData(args.sample if Path(args.sample).is_dir() else None)
+    if data.icae_root is None:
+        print(f"no ICAE sample at {args.sample}: built-in tasks only", flush=True)
     corpora = {"builtin": collect("builtin", DATA / "router_eval_builtin.jsonl", builtin_levels(), data)}
     if data.icae_root is not None:
         levels = sample_levels(data.icae_root)

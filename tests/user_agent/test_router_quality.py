@@ -154,3 +154,12 @@ def test_the_cross_encoder_probe_runs_end_to_end(icae_sample):
         assert all(0.0 <= float(x) <= 1.0 for r in table for x in r[-6:])
     timings = [line for line in result.stdout.splitlines() if "cross-encoder per question" in line]
     assert len(timings) == 2 and all(" ms" in line for line in timings)
+
+
+def test_the_cross_encoder_probe_refuses_bad_arguments():
+    probe = str(DATA.parent / "cross_encoder_probe.py")
+    result = subprocess.run(
+        [sys.executable, probe, "--folds", "1"], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(DATA.parents[1])},
+    )  # fmt: skip
+    assert result.returncode == 2 and "needs --folds >= 2" in result.stderr
