@@ -35,7 +35,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,10 +46,9 @@ from icae_env.user_agent.base import Document, routable_response
 from icae_env.user_agent.distilled import DISTILLED_GATE, DistilledRouter
 from icae_env.user_agent.embedding import DEFAULT_MODEL, resolve_model
 from icae_env.user_agent.evaluation import builtin_levels
-from icae_env.user_agent.gate import decide
-from icae_env.user_agent.grounded import MAX_POINTS, documents_for
+from icae_env.user_agent.gate_fit import Calibration, GateSample, gate_sample, reply_figures
+from icae_env.user_agent.grounded import documents_for
 from icae_env.user_agent.labelled import LabelData, load_labels
-from icae_env.user_agent.text import tokens
 from icae_env.user_agent.trigger_eval import leave_one_out
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -61,70 +60,49 @@ RESPONSE_CHARS = 700
 
 @dataclass
 class Asked:
-    """One question asked of one task level, with the gate's candidates."""
+    """One question as the gate sees it (:class:`~icae_env.user_agent.gate_fit.GateSample`), with its documents."""
 
-    corpus: str
-    task: str
-    kind: str  # a labelled kind, or "trigger" (leave-one-trigger-out)
+    sample: GateSample
+    docs: Sequence[Document]
     question: str
-    answers: frozenset[str]
-    of: str | None  # the record recall (or top-1 / hit@3) is about
-    unanswerable: bool
-    docs: list[Document] = field(default_factory=list)
-    candidates: list[int] = field(default_factory=list)
-    gate_p: list[float] = field(default_factory=list)
-    generic: list[bool] = field(default_factory=list)
-    logits: list[float] = field(default_factory=list)
+    gate_p: np.ndarray
+    logits: np.ndarray
     latency: float = 0.0
 
 
-def _ask(corpus: str, task: str, router: DistilledRouter, kind: str, question: str, answers: set[str],
-         of: str | None, unanswerable: bool) -> Asked:  # fmt: skip
-    asked = Asked(corpus, task, kind, question, frozenset(answers), of, unanswerable, list(router.documents))
-    gate = router.gate
-    assert gate is not None  # the distilled router is gated by default
-    words = gate.question_words(question)
-    if words:
-        scores = router.scores(question)
-        asked.candidates = gate.candidates(scores)
-        known = router.known_share(tokens(question))
-        asked.gate_p = gate.probabilities(words, scores, asked.candidates, known, question).tolist()
-    # the gate's partition: generic records (ARCH/HARNESS, test cases, the signature) keep their own rule
-    asked.generic = [not d.is_task_specific and d.kind != "pointer" for d in asked.docs]
-    return asked
+def _ask(router: DistilledRouter, question: str, task: str, kind: str, answers: set[str], of: str | None) -> Asked:
+    docs = router.documents
+    sample = gate_sample(router, docs, question, task, kind, answers, of)
+    weights = DISTILLED_GATE
+    gate_p = 1 / (1 + np.exp(-(sample.x @ weights.coefficients() + weights.bias)))
+    return Asked(sample, docs, question, gate_p, np.zeros(len(sample.candidates)))
 
 
-def collect(
-    corpus: str, labels_file: Path, levels: Sequence[tuple[str, UserAgentData]], data: LabelData
-) -> list[Asked]:
+def collect(labels_file: Path, levels: Sequence[tuple[str, UserAgentData]], data: LabelData) -> list[Asked]:
     """Return the corpus's labelled questions and leave-one-trigger-out questions with their candidates."""
     out, routers = [], {}
     for label in load_labels(labels_file):
-        level = data(label)
-        specific = {c.constraint_id for c in level.hidden_constraints if c.is_task_specific}
         if label.key not in routers:
-            routers[label.key] = DistilledRouter(documents_for(level))
+            routers[label.key] = DistilledRouter(documents_for(data(label)))
         of = label.of if label.is_paraphrase else None
-        unanswerable = not specific.intersection(label.records)
         task = LabelData.task_name(label)
-        out.append(_ask(corpus, task, routers[label.key], label.kind, label.question, set(label.records), of,
-                        unanswerable))  # fmt: skip
+        out.append(_ask(routers[label.key], label.question, task, label.kind, set(label.records), of))
     for name, level in levels:
         for reduced, asked in leave_one_out(documents_for(level)):
             router = DistilledRouter(reduced)
             for phrase, i in asked:
                 doc_id = reduced[i].doc_id
-                out.append(_ask(corpus, name.rsplit("/", 1)[0], router, "trigger", phrase, {doc_id}, doc_id, False))
+                out.append(_ask(router, phrase, name.rsplit("/", 1)[0], "trigger", {doc_id}, doc_id))
     return out
 
 
 def pairs(asked: Sequence[Asked]) -> list[tuple[Asked, int, float]]:
     """Return ``(question, candidate position, label)`` for every non-generic candidate."""
     return [
-        (a, k, float(a.docs[i].doc_id in a.answers))
+        (a, k, float(a.sample.positive[k]))
         for a in asked
-        for k, i in enumerate(a.candidates)
-        if not a.generic[i]
+        for k in range(len(a.sample.candidates))
+        if not a.sample.generic[k]
     ]
 
 
@@ -150,7 +128,7 @@ class CrossEncoder:
 
     def _encode(self, batch: Sequence[tuple[Asked, int, float]]) -> Any:
         questions = [a.question for a, _, _ in batch]
-        texts = [record_text(a.docs[a.candidates[k]]) for a, k, _ in batch]
+        texts = [record_text(a.docs[a.sample.candidates[k]]) for a, k, _ in batch]
         return self.tokenizer(questions, texts, truncation="only_second", max_length=self.max_length,
                               padding=True, return_tensors="pt")  # fmt: skip
 
@@ -182,9 +160,7 @@ class CrossEncoder:
         self.model.eval()
         with self.torch.no_grad():
             for a in asked:
-                batch = [(a, k, 0.0) for k, i in enumerate(a.candidates) if not a.generic[i]]
-                if not a.logits:
-                    a.logits = [0.0] * len(a.candidates)
+                batch = [(a, k, 0.0) for k in range(len(a.sample.candidates)) if not a.sample.generic[k]]
                 if not batch:
                     continue
                 started = time.perf_counter()
@@ -199,25 +175,21 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def _sigmoid(x: float) -> float:
-    return 1 / (1 + math.exp(-x))
-
-
-Rule = Callable[[Asked], tuple[list[float], bool]]
+Rule = Callable[[Asked], tuple[np.ndarray, bool]]
 
 
 def combined(a: float, b: float, threshold: float, band: tuple[float, float] = (0.0, 2.0)) -> Rule:
     """Return the probabilities of the module docstring's rule, and whether the cross-encoder was called."""
     shift = _logit(DISTILLED_GATE.threshold) - _logit(threshold)
 
-    def rule(q: Asked) -> tuple[list[float], bool]:
-        specific = [p for i, p in zip(q.candidates, q.gate_p, strict=True) if not q.generic[i]]
-        if not specific or not band[0] <= max(specific) < band[1]:
+    def rule(q: Asked) -> tuple[np.ndarray, bool]:
+        generic = q.sample.generic
+        specific = q.gate_p[~generic]
+        if not len(specific) or not band[0] <= specific.max() < band[1]:
             return q.gate_p, False
-        return [
-            p if q.generic[i] else _sigmoid(a * z + b * _logit(p) + shift)
-            for i, p, z in zip(q.candidates, q.gate_p, q.logits, strict=True)
-        ], a != 0.0
+        p = np.clip(q.gate_p, 1e-6, 1 - 1e-6)
+        mixed = 1 / (1 + np.exp(-(a * q.logits + b * np.log(p / (1 - p)) + shift)))
+        return np.where(generic, q.gate_p, mixed), a != 0.0
 
     return rule
 
@@ -226,36 +198,13 @@ def gate_alone(threshold: float) -> Rule:
     return combined(0.0, 1.0, threshold)
 
 
-def evaluate(asked: Sequence[Asked], rule: Rule) -> dict[str, float]:
-    """Return FR, recall, off-topic fallback, trigger top-1 and hit@3, and the cross-encoder's call share."""
-    n = dict.fromkeys(("fr", "rec", "off", "trig", "called"), 0)
-    hits = dict.fromkeys(("fr", "rec", "off", "top1", "hit3"), 0)
-    for q in asked:
-        probabilities, called = rule(q)
-        n["called"] += called
-        chosen = decide(q.candidates, np.array(probabilities), q.generic, DISTILLED_GATE)
-        reply = [q.docs[i].doc_id for i in chosen][:MAX_POINTS]
-        specific = {d.doc_id for d in q.docs if d.is_task_specific}
-        if q.kind == "trigger":
-            n["trig"] += 1
-            hits["top1"] += bool(reply) and reply[0] == q.of
-            hits["hit3"] += q.of in reply
-            continue
-        if q.unanswerable:
-            n["fr"] += 1
-            hits["fr"] += bool(specific.intersection(reply))
-        if q.of is not None:
-            n["rec"] += 1
-            hits["rec"] += q.of in reply
-        if q.kind == "off_topic":
-            n["off"] += 1
-            hits["off"] += not reply
-    share = {k: hits[k] / max(n[k], 1) for k in ("fr", "rec", "off")}
-    return share | {
-        "top1": hits["top1"] / max(n["trig"], 1),
-        "hit3": hits["hit3"] / max(n["trig"], 1),
-        "called": n["called"] / max(len(asked), 1),
-    }
+def evaluate(asked: Sequence[Asked], rule: Rule) -> tuple[Calibration, float]:
+    """Return the figures of the shipped reply rule on ``rule``'s probabilities, and the cross-encoder's call share."""
+    decided = [rule(q) for q in asked]
+    gate = DISTILLED_GATE
+    figures = reply_figures([q.sample for q in asked], [p for p, _ in decided],
+                            (gate.threshold, gate.join, gate.generic_threshold))  # fmt: skip
+    return figures, sum(called for _, called in decided) / max(len(asked), 1)
 
 
 def report(corpora: dict[str, list[Asked]]) -> None:
@@ -267,9 +216,9 @@ def report(corpora: dict[str, list[Asked]]) -> None:
     print(f"{'corpus':8} {'rule':22} {'FR':>6} {'recall':>6} {'offtop':>6} {'top1':>6} {'hit@3':>6} {'called':>6}")
     for corpus, asked in corpora.items():
         for name, rule in rows:
-            m = evaluate(asked, rule)
-            print(f"{corpus:8} {name:22} {m['fr']:6.3f} {m['rec']:6.3f} {m['off']:6.3f} {m['top1']:6.3f} "
-                  f"{m['hit3']:6.3f} {m['called']:6.2f}")  # fmt: skip
+            m, called = evaluate(asked, rule)
+            print(f"{corpus:8} {name:22} {m.false_reveal:6.3f} {m.recall:6.3f} {m.off_topic_fallback:6.3f} "
+                  f"{m.trigger_top1:6.3f} {m.trigger_hit3:6.3f} {called:6.2f}")  # fmt: skip
         timed = [q.latency * 1000 for q in asked if q.latency]
         print(f"{corpus:8} cross-encoder per question: p50 {statistics.median(timed):.1f} ms, "
               f"p90 {sorted(timed)[int(0.9 * len(timed))]:.1f} ms ({len(timed)} questions)")  # fmt: skip
@@ -300,21 +249,21 @@ def main() -> None:
     data = LabelData(args.sample if Path(args.sample).is_dir() else None)
     if data.icae_root is None:
         print(f"no ICAE sample at {args.sample}: built-in tasks only", flush=True)
-    corpora = {"builtin": collect("builtin", DATA / "router_eval_builtin.jsonl", builtin_levels(), data)}
+    corpora = {"builtin": collect(DATA / "router_eval_builtin.jsonl", builtin_levels(), data)}
     if data.icae_root is not None:
         levels = sample_levels(data.icae_root)
-        corpora["icae"] = collect("icae", DATA / "router_eval_icae_sample.jsonl", levels, data)
+        corpora["icae"] = collect(DATA / "router_eval_icae_sample.jsonl", levels, data)
     if args.limit:  # a quick run: every k-th question, so that about `limit` of each corpus are asked
         corpora = {name: asked[:: max(1, len(asked) // args.limit)] for name, asked in corpora.items()}
-    tasks = sorted({q.task for q in corpora["builtin"]})
+    tasks = sorted({q.sample.task for q in corpora["builtin"]})
     fold_of = {task: i % args.folds for i, task in enumerate(tasks)}
     for fold in range(args.folds):
         started = time.time()
-        train = pairs([q for q in corpora["builtin"] if fold_of[q.task] != fold])
+        train = pairs([q for q in corpora["builtin"] if fold_of[q.sample.task] != fold])
         train = random.Random(fold).sample(train, min(args.limit, len(train))) if args.limit else train
         model = CrossEncoder(args.max_length, seed=fold)
         model.fit(train, args.epochs, seed=fold)
-        model.score([q for q in corpora["builtin"] if fold_of[q.task] == fold], 1.0)
+        model.score([q for q in corpora["builtin"] if fold_of[q.sample.task] == fold], 1.0)
         model.score(corpora.get("icae", []), 1.0 / args.folds)
         print(f"fold {fold}: {len(train)} training pairs, {time.time() - started:.0f} s", flush=True)
     report(corpora)

@@ -37,6 +37,7 @@ __all__ = [
     "fit_logistic",
     "fit_gate_samples",
     "gate_sample",
+    "reply_figures",
 ]
 
 #: ``(threshold, join, generic_threshold)`` reply rules tried by :func:`calibrate_threshold`.
@@ -76,6 +77,7 @@ class GateSample:
         target: The candidate index of the paraphrased record or removed trigger's record (-1: not a candidate),
             or None when there is none.
         unanswerable: Whether the question has no task-specific answer.
+        candidates: The candidates' document indices, best ranker score first.
     """
 
     task: str
@@ -86,6 +88,7 @@ class GateSample:
     generic: np.ndarray
     target: int | None
     unanswerable: bool
+    candidates: tuple[int, ...] = ()
 
 
 def gate_sample(
@@ -126,6 +129,7 @@ def gate_sample(
         generic=np.array([not docs[i].is_task_specific and docs[i].kind != "pointer" for i in candidates], dtype=bool),
         target=None if target is None else index,
         unanswerable=unanswerable,
+        candidates=tuple(candidates),
     )
 
 
@@ -185,9 +189,10 @@ class Calibration:
         return (self.recall + self.trigger_top1 + self.trigger_hit3) / 3
 
 
-def _figures(
+def reply_figures(
     samples: Sequence[GateSample], probabilities: Sequence[np.ndarray], rule: tuple[float, float, float]
 ) -> Calibration:
+    """Return the figures of the reply rule ``(threshold, join, generic_threshold)`` on the samples' probabilities."""
     weights = GateWeights(threshold=rule[0], join=rule[1], generic_threshold=rule[2])
     counts = dict.fromkeys(("unans", "reveal", "para", "recall", "trig", "top1", "hit3", "off", "fallback"), 0)
     for sample, p in zip(samples, probabilities, strict=True):
@@ -240,7 +245,7 @@ def calibrate_threshold(
     When no rule meets both bounds, the one with the lowest false reveal rate (then the highest utility) wins.
     """
     predicted = _out_of_fold(samples, trigger_weight, l2)
-    figures = [_figures(samples, predicted, rule) for rule in RULES]
+    figures = [reply_figures(samples, predicted, rule) for rule in RULES]
     feasible = [f for f in figures if f.false_reveal <= max_false_reveal and f.off_topic_fallback >= min_off_topic]
     if feasible:
         return max(feasible, key=lambda f: (f.utility, f.threshold, f.join, f.generic_threshold))
