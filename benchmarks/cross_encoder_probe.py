@@ -1,6 +1,6 @@
-"""Probe: would a cross-encoder re-checking the default router's gate meet issue 15's precision targets?
+"""Out-of-fold figures of the ``cascade`` router's cross-encoder, and the grid its constants were chosen from.
 
-The default router's answerability gate (``distilled``) sees a question and a record only through shared words and
+The ``distilled`` router's answerability gate sees a question and a record only through shared words and
 static-encoder cosines; its ranking of questions, not its threshold, is what keeps built-in paraphrase recall below
 0.80 at a false-reveal rate of 0.05. This probe measures what a model that reads question and record *together*
 adds. It fine-tunes all-MiniLM-L6-v2 (the ``embedding`` extra's weights) as a cross-encoder: input ``question [SEP]
@@ -19,6 +19,11 @@ the part of the shipped 0.4 (the reply rule, joins and generic records as shippe
 cross-encoder only when the gate's best task-specific probability lies in ``[lo, hi)``; elsewhere the gate decides
 alone, so the median routing latency stays the gate's when fewer than half of the questions are in the band.
 
+The opt-in ``cascade`` router's constants (:data:`icae_env.user_agent.cascade.CASCADE`) are the row of this grid
+chosen on the built-in out-of-fold figures: the lowest false-reveal rate with recall >= 0.80. Its cross-encoder is
+the same training on every built-in task (:mod:`icae_env.user_agent.cross_encoder_fit`), run in numpy;
+``benchmarks/router_quality.py --routers cascade`` measures that router (its built-in figures in sample).
+
 Usage: PYTHONPATH=. python benchmarks/cross_encoder_probe.py [--sample ../shared/icae-sample] [--folds 3]
        [--epochs 2] [--max-length 128] [--limit N]
 
@@ -35,139 +40,20 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from icae_env.tasks.models import UserAgentData
-from icae_env.user_agent.base import Document, routable_response
-from icae_env.user_agent.distilled import DISTILLED_GATE, DistilledRouter
-from icae_env.user_agent.embedding import DEFAULT_MODEL, resolve_model
+from icae_env.user_agent.cross_encoder_fit import Asked, CrossEncoderTrainer, collect, fold_of, pairs
+from icae_env.user_agent.distilled import DISTILLED_GATE
 from icae_env.user_agent.evaluation import builtin_levels
-from icae_env.user_agent.gate_fit import Calibration, GateSample, gate_sample, reply_figures
-from icae_env.user_agent.grounded import documents_for
-from icae_env.user_agent.labelled import LabelData, load_labels
-from icae_env.user_agent.trigger_eval import leave_one_out
+from icae_env.user_agent.gate_fit import Calibration, reply_figures
+from icae_env.user_agent.labelled import LabelData
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from router_quality import sample_levels  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
-RESPONSE_CHARS = 700
-
-
-@dataclass
-class Asked:
-    """One question as the gate sees it (:class:`~icae_env.user_agent.gate_fit.GateSample`), with its documents."""
-
-    sample: GateSample
-    docs: Sequence[Document]
-    question: str
-    gate_p: np.ndarray
-    logits: np.ndarray
-    latency: float = 0.0
-
-
-def _ask(router: DistilledRouter, question: str, task: str, kind: str, answers: set[str], of: str | None) -> Asked:
-    docs = router.documents
-    sample = gate_sample(router, docs, question, task, kind, answers, of)
-    weights = DISTILLED_GATE
-    gate_p = 1 / (1 + np.exp(-(sample.x @ weights.coefficients() + weights.bias)))
-    return Asked(sample, docs, question, gate_p, np.zeros(len(sample.candidates)))
-
-
-def collect(labels_file: Path, levels: Sequence[tuple[str, UserAgentData]], data: LabelData) -> list[Asked]:
-    """Return the corpus's labelled questions and leave-one-trigger-out questions with their candidates."""
-    out, routers = [], {}
-    for label in load_labels(labels_file):
-        if label.key not in routers:
-            routers[label.key] = DistilledRouter(documents_for(data(label)))
-        of = label.of if label.is_paraphrase else None
-        task = LabelData.task_name(label)
-        out.append(_ask(routers[label.key], label.question, task, label.kind, set(label.records), of))
-    for name, level in levels:
-        for reduced, asked in leave_one_out(documents_for(level)):
-            router = DistilledRouter(reduced)
-            for phrase, i in asked:
-                doc_id = reduced[i].doc_id
-                out.append(_ask(router, phrase, name.rsplit("/", 1)[0], "trigger", {doc_id}, doc_id))
-    return out
-
-
-def pairs(asked: Sequence[Asked]) -> list[tuple[Asked, int, float]]:
-    """Return ``(question, candidate position, label)`` for every non-generic candidate."""
-    return [
-        (a, k, float(a.sample.positive[k]))
-        for a in asked
-        for k in range(len(a.sample.candidates))
-        if not a.sample.generic[k]
-    ]
-
-
-def record_text(doc: Document) -> str:
-    return "; ".join(doc.triggers) + " || " + routable_response(doc)[:RESPONSE_CHARS]
-
-
-class CrossEncoder:
-    """all-MiniLM-L6-v2 with a one-logit head, fine-tuned on (question, record) pairs."""
-
-    def __init__(self, max_length: int, seed: int) -> None:
-        import torch
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-        from transformers.utils import logging
-
-        logging.set_verbosity_error()
-        logging.disable_progress_bar()
-        torch.manual_seed(seed)
-        path = resolve_model(DEFAULT_MODEL)
-        self.torch, self.max_length = torch, max_length
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
-        self.model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=1)
-
-    def _encode(self, batch: Sequence[tuple[Asked, int, float]]) -> Any:
-        questions = [a.question for a, _, _ in batch]
-        texts = [record_text(a.docs[a.sample.candidates[k]]) for a, k, _ in batch]
-        return self.tokenizer(questions, texts, truncation="only_second", max_length=self.max_length,
-                              padding=True, return_tensors="pt")  # fmt: skip
-
-    def fit(self, train: list[tuple[Asked, int, float]], epochs: int, seed: int, batch: int = 16) -> None:
-        """Fine-tune on ``train`` (AdamW, linear warm-up and decay, batches shuffled by ``seed``)."""
-        from transformers import get_linear_schedule_with_warmup
-
-        torch = self.torch
-        optimiser = torch.optim.AdamW(self.model.parameters(), lr=4e-5, weight_decay=0.01)
-        steps = epochs * math.ceil(len(train) / batch)
-        schedule = get_linear_schedule_with_warmup(optimiser, steps // 10, steps)
-        loss_fn = torch.nn.BCEWithLogitsLoss()
-        self.model.train()
-        for epoch in range(epochs):
-            order = train[:]
-            random.Random(seed * 100 + epoch).shuffle(order)
-            for start in range(0, len(order), batch):
-                chunk = order[start : start + batch]
-                logits = self.model(**self._encode(chunk)).logits.squeeze(-1)
-                loss = loss_fn(logits, torch.tensor([y for _, _, y in chunk]))
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-                optimiser.step()
-                schedule.step()
-                optimiser.zero_grad()
-
-    def score(self, asked: Sequence[Asked], weight: float) -> None:
-        """Add ``weight`` times the logit of each non-generic candidate to ``logits``; time each question."""
-        self.model.eval()
-        with self.torch.no_grad():
-            for a in asked:
-                batch = [(a, k, 0.0) for k in range(len(a.sample.candidates)) if not a.sample.generic[k]]
-                if not batch:
-                    continue
-                started = time.perf_counter()
-                logits = self.model(**self._encode(batch)).logits.squeeze(-1).tolist()
-                a.latency += (time.perf_counter() - started) * weight
-                for (_, k, _), value in zip(batch, logits, strict=True):
-                    a.logits[k] += weight * value
 
 
 def _logit(p: float) -> float:
@@ -255,15 +141,14 @@ def main() -> None:
         corpora["icae"] = collect(DATA / "router_eval_icae_sample.jsonl", levels, data)
     if args.limit:  # a quick run: every k-th question, so that about `limit` of each corpus are asked
         corpora = {name: asked[:: max(1, len(asked) // args.limit)] for name, asked in corpora.items()}
-    tasks = sorted({q.sample.task for q in corpora["builtin"]})
-    fold_of = {task: i % args.folds for i, task in enumerate(tasks)}
+    folds = fold_of([q.sample.task for q in corpora["builtin"]], args.folds)
     for fold in range(args.folds):
         started = time.time()
-        train = pairs([q for q in corpora["builtin"] if fold_of[q.sample.task] != fold])
+        train = pairs([q for q in corpora["builtin"] if folds[q.sample.task] != fold])
         train = random.Random(fold).sample(train, min(args.limit, len(train))) if args.limit else train
-        model = CrossEncoder(args.max_length, seed=fold)
+        model = CrossEncoderTrainer(args.max_length, seed=fold)
         model.fit(train, args.epochs, seed=fold)
-        model.score([q for q in corpora["builtin"] if fold_of[q.sample.task] == fold], 1.0)
+        model.score([q for q in corpora["builtin"] if folds[q.sample.task] == fold], 1.0)
         model.score(corpora.get("icae", []), 1.0 / args.folds)
         print(f"fold {fold}: {len(train)} training pairs, {time.time() - started:.0f} s", flush=True)
     report(corpora)

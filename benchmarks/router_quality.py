@@ -8,10 +8,13 @@ and the median and 90th-percentile routing latency of the labelled questions.
 Corpora: ``builtin`` (the twelve built-in tasks and ``benchmarks/data/router_eval_builtin.jsonl``) and
 ``icae-sample`` (``../shared/icae-sample`` and ``router_eval_icae_sample.jsonl``). Routers: ``distilled`` (the
 default: the lexical ranker and gate with a distilled static encoder's cosines), ``lexical`` (the default before
-it), both with their shipped constants, fitted on the built-in tasks only (on the ICAE sample every figure is out of
-sample), ``lexical-ungated`` (the lexical ranker with the rule before the answerability gate, for comparison),
+it), both with their shipped constants, fitted on the built-in tasks only (on the ICAE sample every figure is out
+of sample), ``lexical-ungated`` (the lexical ranker with the rule before the answerability gate, for comparison),
 ``lexical-embedding`` (the lexical ranker with sentence-embedding cosines in its gate, fitted the same way; needs the
-``embedding`` extra), ``embedding`` and ``llm`` (only with an endpoint). ``--loto`` adds leave-one-task-out
+``embedding`` extra), ``cascade`` (``distilled`` with a cross-encoder re-checking the questions its gate is unsure
+of; needs the fitted weights; its cross-encoder was fitted on the built-in tasks, so its built-in figures are in
+sample, and ``benchmarks/cross_encoder_probe.py`` gives them out of fold), ``embedding`` and ``llm`` (only with an
+endpoint). ``--loto`` adds leave-one-task-out
 figures for the fitted routers asked for (``distilled``, ``lexical``, ``lexical-embedding``): for each built-in
 task, ranker weights, background and gate are fitted on the other eleven tasks and their labels
 (:func:`icae_env.user_agent.evaluation.fit_router`), and that task's questions are asked of the result.
@@ -19,7 +22,7 @@ task, ranker weights, background and gate are fitted on the other eleven tasks a
 reveals against recall, top-1 and hit@3 at each threshold, the trade-off that the shipped threshold sits on.
 
 Usage: python benchmarks/router_quality.py
-       [--routers distilled,lexical,lexical-ungated,lexical-embedding,embedding]
+       [--routers cascade,distilled,lexical,lexical-ungated,lexical-embedding,embedding]
        [--sample DIR]
        [--data benchmarks/data] [--loto] [--curve] [--errors N] [--fit]
        [--llm-base-url URL --llm-model NAME [--llm-api-key KEY] [--llm-cache FILE]]
@@ -193,7 +196,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--routers",
         default="distilled,lexical,lexical-ungated",
-        help="distilled, lexical, lexical-ungated, lexical-embedding, embedding, llm",
+        help="cascade, distilled, lexical, lexical-ungated, lexical-embedding, embedding, llm",
     )
     parser.add_argument("--sample", default=str(Path(__file__).resolve().parents[2] / "shared" / "icae-sample"))
     parser.add_argument("--data", default=str(Path(__file__).resolve().parent / "data"))

