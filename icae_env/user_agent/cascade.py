@@ -11,7 +11,7 @@ which reads question and record together:
   with ``shift = logit(gate threshold) - logit(threshold)`` so that ``threshold`` takes the place of the gate's;
 * elsewhere, and for the generic records always, the gate's probabilities stand;
 * the gate's reply rule (:func:`~icae_env.user_agent.gate.decide`: threshold, joins, generic records) then decides
-  as in ``distilled``.
+  as in ``distilled``, on the shifted probabilities (so the join bar of 0.05 is, unshifted, about 0.02).
 
 A clear answer or a clear non-answer costs what ``distilled`` costs (well under a millisecond); about a quarter of
 questions pay a forward pass of the cross-encoder over their candidates (about 0.1 s in numpy), so the median
@@ -20,13 +20,14 @@ routing latency stays under a millisecond. The constants (:data:`CASCADE`) are t
 tasks' labelled questions, the cross-encoder scored out of fold. It needs the cross-encoder's weights, which are
 fitted once and not shipped (:mod:`icae_env.user_agent.cross_encoder`); without them the router raises
 :class:`~icae_env.errors.ModelWeightsMissing` when built. Deterministic for given weights, CPU-only, numpy only, and
-picklable (the weights are loaded again, not pickled).
+picklable (a router built from a weights file pickles its path and loads the file again).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,7 @@ import numpy as np
 from icae_env.errors import ArgumentError
 from icae_env.user_agent.background import Background
 from icae_env.user_agent.base import Document
-from icae_env.user_agent.cross_encoder import CrossEncoder, default_cross_encoder, record_text
+from icae_env.user_agent.cross_encoder import CrossEncoder, cross_encoder_path, load_cross_encoder, record_text
 from icae_env.user_agent.distilled import DISTILLED_GATE, DistilledRouter, EncodedDocuments
 from icae_env.user_agent.gate import Gate, GateWeights, QuestionWords
 from icae_env.user_agent.hybrid import EmbeddingGate, HybridGateWeights
@@ -79,13 +80,21 @@ def _logit(p: np.ndarray | float) -> Any:
 class CascadeGate(EmbeddingGate):
     """The distilled gate whose middling task-specific probabilities a cross-encoder re-checks.
 
+    Pickles a model given as a weights file as that file's path, and loads it again (once per process) when
+    unpickled; a model given as a :class:`~icae_env.user_agent.cross_encoder.CrossEncoder` is pickled with it.
+
     Args:
         documents: The documents a ranker routes between.
         weights: The gate's weights (a :class:`~icae_env.user_agent.hybrid.HybridGateWeights`).
         background: The background that gives words their specificity.
         embedder: The static encoder's cosines over the same documents.
         cascade: When and how the cross-encoder is asked.
-        encoder: The cross-encoder (the fitted one, loaded on first use, when omitted).
+        cross_encoder: The cross-encoder, or its weights file
+            (:func:`~icae_env.user_agent.cross_encoder.cross_encoder_path` when omitted).
+
+    Raises:
+        ModelWeightsMissing: when the weights file does not exist.
+        TaskValidationError: when it does not hold a cross-encoder.
     """
 
     def __init__(
@@ -95,11 +104,16 @@ class CascadeGate(EmbeddingGate):
         background: Background | None,
         embedder: EncodedDocuments,
         cascade: CascadeWeights = CASCADE,
-        encoder: CrossEncoder | None = None,
+        cross_encoder: CrossEncoder | str | Path | None = None,
     ) -> None:
         super().__init__(documents, weights, background, embedder)
         self.cascade = cascade
-        self.encoder = encoder
+        self.weights_path: Path | None = None
+        if isinstance(cross_encoder, CrossEncoder):
+            self.cross_encoder = cross_encoder
+        else:
+            self.weights_path = Path(cross_encoder or cross_encoder_path()).absolute()
+            self.cross_encoder = load_cross_encoder(self.weights_path)
         self._texts = [record_text(d) for d in documents]
         self._shift = float(_logit(weights.threshold) - _logit(cascade.threshold))
         #: How many questions the cross-encoder was asked about (for measurement).
@@ -115,12 +129,22 @@ class CascadeGate(EmbeddingGate):
         if not specific or not c.low <= p[specific].max() < c.high:
             return p
         self.calls += 1
-        encoder = self.encoder or default_cross_encoder()
-        logits = encoder.logits(question, [self._texts[candidates[k]] for k in specific])
+        logits = self.cross_encoder.logits(question, [self._texts[candidates[k]] for k in specific])
         mixed = 1.0 / (1.0 + np.exp(-(c.a * logits + c.b * _logit(p[specific]) + self._shift)))
         out = p.copy()
         out[specific] = mixed
         return out
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if self.weights_path is not None:
+            state["cross_encoder"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self.weights_path is not None:
+            self.cross_encoder = load_cross_encoder(self.weights_path)
 
 
 class CascadeRouter(DistilledRouter):
@@ -130,15 +154,17 @@ class CascadeRouter(DistilledRouter):
         documents: The documents to route between.
         weights: Ranker weights (the distilled router's when omitted).
         gate: The gate's weights (:data:`~icae_env.user_agent.distilled.DISTILLED_GATE` by default); None for the
-            ungated rule (used to fit the ranker).
+            ungated rule (used to fit the ranker; no cross-encoder is then needed).
         background: The gate's background of word specificities (the built-in one when omitted).
         encoder: The static encoder (the shipped one when omitted).
         cascade: When and how the cross-encoder is asked (:data:`CASCADE` when omitted).
-        cross_encoder: The cross-encoder (the fitted one at
+        cross_encoder: The cross-encoder or its weights file (the fitted one at
             :func:`~icae_env.user_agent.cross_encoder.cross_encoder_path` when omitted).
 
     Raises:
-        ModelWeightsMissing: when ``cross_encoder`` is omitted and no fitted weights are found.
+        ModelWeightsMissing: when no weights file is found (the message says how to fit one).
+        TaskValidationError: when the weights file does not hold a cross-encoder.
+        ArgumentError: if ``gate`` is not a :class:`~icae_env.user_agent.hybrid.HybridGateWeights`.
     """
 
     name = "cascade"
@@ -151,10 +177,8 @@ class CascadeRouter(DistilledRouter):
         background: Background | None = None,
         encoder: StaticEncoder | None = None,
         cascade: CascadeWeights = CASCADE,
-        cross_encoder: CrossEncoder | None = None,
+        cross_encoder: CrossEncoder | str | Path | None = None,
     ) -> None:
-        if cross_encoder is None and gate is not None:
-            default_cross_encoder()  # fail now, saying how to fit the weights, rather than at some later question
         self.cascade, self.cross_encoder = cascade, cross_encoder  # before make_gate, which uses them
         super().__init__(documents, weights, gate, background, encoder)
 

@@ -5,22 +5,23 @@ words and static-encoder cosines, so some paraphrases in other words and some qu
 record's words look alike to it. A model that reads both texts together separates more of them
 (``benchmarks/cross_encoder_probe.py``). This is all-MiniLM-L6-v2 (six BERT layers, 384 wide) fine-tuned as a
 cross-encoder on the built-in tasks' labelled questions (:mod:`icae_env.user_agent.cross_encoder_fit`), run here
-with numpy only: a WordPiece tokenizer (lower-cased, accents stripped, split on whitespace, punctuation and CJK
-characters, as BERT's uncased one) and the encoder's forward pass (GELU in its tanh form). The input is
-``[CLS] question [SEP] record [SEP]`` cut at 128 tokens (the record is cut first; :func:`record_text` says what of
-a record is read); the output is one logit.
+with numpy only: BERT's uncased WordPiece tokenizer (:mod:`icae_env.user_agent.wordpiece`) and the encoder's
+forward pass (GELU in its tanh form, within 5e-4 of BERT's). The input is ``[CLS] question [SEP] record [SEP]``
+cut at 128 tokens: the record is cut to fit, and a question is cut only when it leaves no room for the record
+(:func:`record_text` says what of a record is read); the output is one logit.
 
 The weights (int8 matrices with one scale per row, about 21 MB) are not shipped with the package: they are fitted
 once with ``python -m icae_env.user_agent.cross_encoder_fit`` (needs the ``embedding`` extra; about 20 minutes on 2
 cores) into :func:`cross_encoder_path` (``$ICAE_ENV_CROSS_ENCODER``, else ``~/.cache/icae-env/cross_encoder.npz``).
 The opt-in ``cascade`` router (:mod:`icae_env.user_agent.cascade`) calls the model only for questions its gate is
-unsure about: it costs tens of milliseconds per question on a CPU.
+unsure about: about 30 ms per 128-token record on one 2-core machine, so about 0.1 s for a question's usual four or
+five candidates. A loaded model holds its matrices as float32 (about 55 MB).
 """
 
 from __future__ import annotations
 
 import os
-import unicodedata
+import tempfile
 import zipfile
 import zlib
 from collections.abc import Sequence
@@ -31,8 +32,16 @@ import numpy as np
 
 from icae_env.errors import ModelWeightsMissing, TaskValidationError
 from icae_env.user_agent.base import Document, routable_response
+from icae_env.user_agent.wordpiece import WordPiece
 
-__all__ = ["CrossEncoder", "WordPiece", "cross_encoder_path", "default_cross_encoder", "record_text"]
+__all__ = [
+    "CrossEncoder",
+    "cross_encoder_path",
+    "default_cross_encoder",
+    "load_cross_encoder",
+    "record_text",
+    "save_fields",
+]
 
 #: The environment variable naming the weights file.
 PATH_VARIABLE = "ICAE_ENV_CROSS_ENCODER"
@@ -47,100 +56,13 @@ _LAYER_MATRICES = (
     "output.dense",
 )
 _NORMS = ("attention.output.LayerNorm", "output.LayerNorm")
+#: A layer's matrices (transposed: inputs x outputs) or layer norms, with their biases, by name.
+Matrices = dict[str, tuple[np.ndarray, np.ndarray]]
 
 
 def record_text(doc: Document) -> str:
     """Return the text of ``doc`` that the cross-encoder reads after the question: triggers, then the response."""
     return "; ".join(doc.triggers) + " || " + routable_response(doc)[:RESPONSE_CHARS]
-
-
-def _is_punctuation(char: str) -> bool:
-    code = ord(char)
-    if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
-        return True
-    return unicodedata.category(char).startswith("P")
-
-
-def _is_cjk(code: int) -> bool:
-    return (
-        0x4E00 <= code <= 0x9FFF
-        or 0x3400 <= code <= 0x4DBF
-        or 0x20000 <= code <= 0x2A6DF
-        or 0x2A700 <= code <= 0x2CEAF
-        or 0xF900 <= code <= 0xFAFF
-        or 0x2F800 <= code <= 0x2FA1F
-    )
-
-
-class WordPiece:
-    """BERT's uncased tokenizer: basic splitting, then greedy longest-match WordPiece.
-
-    Args:
-        vocabulary: The tokens, their ids being their positions.
-    """
-
-    def __init__(self, vocabulary: Sequence[str]) -> None:
-        self.ids = {token: i for i, token in enumerate(vocabulary)}
-        self.unk, self.cls, self.sep = self.ids["[UNK]"], self.ids["[CLS]"], self.ids["[SEP]"]
-        self._cache: dict[str, list[int]] = {}
-
-    @staticmethod
-    def words(text: str) -> list[str]:
-        """Return the words of ``text``: cleaned, lower-cased, accents stripped, split at punctuation and CJK."""
-        chars = []
-        for char in text:
-            code = ord(char)
-            if code == 0 or code == 0xFFFD or (unicodedata.category(char).startswith("C") and char not in "\t\n\r"):
-                continue
-            if char.isspace():
-                chars.append(" ")
-            elif _is_cjk(code) or _is_punctuation(char):
-                chars.append(f" {char} ")
-            else:
-                chars.append(char)
-        text = unicodedata.normalize("NFD", "".join(chars).lower())
-        text = "".join(c for c in text if unicodedata.category(c) != "Mn")
-        return [w for part in text.split() for w in _split_punctuation(part)]
-
-    def _pieces(self, word: str) -> list[int]:
-        if word in self._cache:
-            return self._cache[word]
-        pieces: list[int] = []
-        start = 0
-        while start < len(word) and len(word) <= 100:
-            end = len(word)
-            while end > start:
-                piece = word[start:end] if start == 0 else "##" + word[start:end]
-                if piece in self.ids:
-                    pieces.append(self.ids[piece])
-                    break
-                end -= 1
-            if end == start:
-                pieces = []
-                break
-            start = end
-        pieces = pieces or [self.unk]
-        if len(self._cache) < 100_000:
-            self._cache[word] = pieces
-        return pieces
-
-    def encode(self, text: str) -> list[int]:
-        """Return the token ids of ``text`` (no special tokens)."""
-        return [i for word in self.words(text) for i in self._pieces(word)]
-
-
-def _split_punctuation(word: str) -> list[str]:
-    """Split the punctuation that NFD normalisation exposed (a rare case) off ``word``."""
-    if not any(_is_punctuation(c) for c in word):
-        return [word]
-    out, current = [], ""
-    for char in word:
-        if _is_punctuation(char):
-            out += [current, char] if current else [char]
-            current = ""
-        else:
-            current += char
-    return out + [current] if current else out
 
 
 def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
@@ -150,7 +72,7 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarr
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    """GELU, tanh form, in place (within 5e-4 of the erf form that BERT uses; seven times faster here)."""
+    """GELU, tanh form, with one temporary (within 5e-4 of the erf form that BERT uses; seven times faster here)."""
     y = x * x
     y *= 0.044715
     y += 1.0
@@ -164,25 +86,23 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 
 
 class CrossEncoder:
-    """The fine-tuned cross-encoder (module docstring), from a weights file.
+    """The fine-tuned cross-encoder (module docstring), from the checked arrays of a weights file.
 
     Args:
-        fields: The arrays of the weights file (:meth:`load` reads and checks them).
+        fields: The arrays of a weights file (:meth:`load` reads and checks them).
     """
 
     def __init__(self, fields: dict[str, np.ndarray]) -> None:
         self.tokenizer = WordPiece(str(fields["vocab"]).split("\n"))
         self._records: dict[str, list[int]] = {}
-        self.heads, self.max_length = (int(v) for v in fields["config"])
-        self._word_q, self._word_scale = (
-            fields["embeddings.word_embeddings.weight.q"],
-            fields["embeddings.word_embeddings.weight.scale"],
-        )
+        self.heads, self.max_length, _ = (int(v) for v in fields["config"])
+        self._word_q = fields["embeddings.word_embeddings.weight.q"]
+        self._word_scale = fields["embeddings.word_embeddings.weight.scale"]
         self._position = _matrix(fields, "embeddings.position_embeddings.weight")
         self._type = _matrix(fields, "embeddings.token_type_embeddings.weight")
         self._norm = (fields["embeddings.LayerNorm.weight"], fields["embeddings.LayerNorm.bias"])
-        self.layers = []
-        for n in range(sum(k.endswith("attention.self.query.weight.q") for k in fields)):
+        self.layers: list[tuple[Matrices, Matrices]] = []
+        for n in range(_layer_count(fields)):
             prefix = f"encoder.layer.{n}."
             matrices = {m: (_matrix(fields, prefix + m + ".weight").T.copy(), fields[prefix + m + ".bias"])
                         for m in _LAYER_MATRICES}  # fmt: skip
@@ -193,10 +113,11 @@ class CrossEncoder:
 
     @classmethod
     def load(cls, path: str | Path) -> CrossEncoder:
-        """Read a weights file written by :func:`icae_env.user_agent.cross_encoder_fit.export`.
+        """Read and check a weights file written by :func:`icae_env.user_agent.cross_encoder_fit.export`.
 
         Raises:
-            TaskValidationError: naming the file and field when it is unreadable or an array is missing.
+            TaskValidationError: naming the file and the field when the file is unreadable, an array is missing or
+                has the wrong type or shape, or the vocabulary or configuration does not fit the arrays.
         """
         path = Path(path)
         try:
@@ -204,17 +125,15 @@ class CrossEncoder:
                 fields = {name: data[name] for name in data.files}
         except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as error:
             raise TaskValidationError(str(path), "-", f"not a readable cross-encoder file ({error})") from None
-        for name in ("vocab", "config", "embeddings.word_embeddings.weight.q", "classifier.weight.q"):
-            if name not in fields:
-                raise TaskValidationError(str(path), name, "missing from the cross-encoder file")
-        try:
-            return cls(fields)
-        except KeyError as missing:
-            raise TaskValidationError(str(path), str(missing.args[0]), "missing from the cross-encoder file") from None
+        _check_fields(fields, str(path))
+        return cls(fields)
 
     def inputs(self, question: str, records: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Return token ids, token types and the padding mask of ``[CLS] question [SEP] record [SEP]`` per record."""
-        q = self.tokenizer.encode(question)[: self.max_length // 2 - 2]
+        """Return token ids, token types and the padding mask of ``[CLS] question [SEP] record [SEP]`` per record.
+
+        The record is cut to fit ``max_length``; the question only when it would leave no room for one record token.
+        """
+        q = self.tokenizer.encode(question)[: self.max_length - 4]
         cls, sep = self.tokenizer.cls, self.tokenizer.sep
         rows = [[cls, *q, sep, *self._record_ids(r)[: self.max_length - len(q) - 3], sep]
                 for r in records]  # fmt: skip
@@ -250,7 +169,7 @@ class CrossEncoder:
         pooled = np.tanh(x[:, 0] @ self._pooler[0] + self._pooler[1])
         return (pooled @ self._head[0] + self._head[1]).astype(np.float64)
 
-    def _layer(self, x: np.ndarray, bias: np.ndarray, matrices: dict, norms: dict) -> np.ndarray:
+    def _layer(self, x: np.ndarray, bias: np.ndarray, matrices: Matrices, norms: Matrices) -> np.ndarray:
         batch, width, hidden = x.shape
         size = hidden // self.heads
         flat = x.reshape(batch * width, hidden)
@@ -275,10 +194,66 @@ class CrossEncoder:
 
 
 def _matrix(fields: dict[str, np.ndarray], name: str) -> np.ndarray:
-    """Return the float32 matrix ``name`` (rows = outputs) of int8 values and per-row scales, or stored as is."""
-    if name in fields:
-        return fields[name].astype(np.float32)
+    """Return the float32 matrix ``name`` (rows = outputs) from its int8 values and per-row scales."""
     return fields[name + ".q"].astype(np.float32) * fields[name + ".scale"][:, None]
+
+
+def _layer_count(fields: dict[str, np.ndarray]) -> int:
+    return len({name.split(".")[2] for name in fields if name.startswith("encoder.layer.")})
+
+
+def _check_fields(fields: dict[str, np.ndarray], path: str) -> None:
+    """Raise :class:`TaskValidationError` naming ``path`` and the field unless ``fields`` make a cross-encoder."""
+
+    def fail(field: str, reason: str) -> TaskValidationError:
+        return TaskValidationError(path, field, reason)
+
+    def need(name: str, shape: tuple[int, ...], matrix: bool = False) -> None:
+        wanted = [(name + ".q", np.integer, shape), (name + ".scale", np.floating, shape[:1])] if matrix else [
+            (name, np.floating, shape)]  # fmt: skip
+        for key, kind, want in wanted:
+            if key not in fields:
+                raise fail(key, "missing from the cross-encoder file")
+            array = fields[key]
+            if not np.issubdtype(array.dtype, kind) or array.shape != want:
+                raise fail(key, f"expected {kind.__name__} of shape {want}, got {array.dtype} of shape {array.shape}")
+
+    sizes = ("embeddings.word_embeddings.weight.q", "embeddings.position_embeddings.weight.q",
+             "encoder.layer.0.intermediate.dense.weight.q")  # fmt: skip
+    for name in ("vocab", "config", *sizes):
+        if name not in fields:
+            raise fail(name, "missing from the cross-encoder file")
+        if name in sizes and fields[name].ndim != 2:
+            raise fail(name, f"expected a matrix, got shape {fields[name].shape}")
+    config = fields["config"]
+    if config.shape != (3,) or not np.issubdtype(config.dtype, np.integer):
+        raise fail("config", f"expected 3 integers (heads, max length, layers), got {config!r}")
+    heads, max_length, layers = (int(v) for v in config)
+    (rows, hidden), positions, inner = fields[sizes[0]].shape, len(fields[sizes[1]]), len(fields[sizes[2]])
+    if heads < 1 or hidden % heads or not 8 <= max_length <= positions:
+        raise fail("config", f"{heads} heads for width {hidden}, max length {max_length} for {positions} positions")
+    vocabulary = str(fields["vocab"]).split("\n")
+    if len(vocabulary) != rows or not {"[UNK]", "[CLS]", "[SEP]"} <= set(vocabulary):
+        raise fail("vocab", f"{len(vocabulary)} tokens for {rows} embedding rows, or no [UNK], [CLS] or [SEP]")
+    if _layer_count(fields) != layers or layers < 1:
+        raise fail("config", f"{layers} layers, but the file has arrays of {_layer_count(fields)}")
+    need("embeddings.word_embeddings.weight", (rows, hidden), True)
+    need("embeddings.position_embeddings.weight", (positions, hidden), True)
+    need("embeddings.token_type_embeddings.weight", (2, hidden), True)
+    for n in range(layers):
+        shapes = {m: (hidden, hidden) for m in _LAYER_MATRICES[:4]}
+        shapes |= {"intermediate.dense": (inner, hidden), "output.dense": (hidden, inner)}
+        for m, shape in shapes.items():
+            need(f"encoder.layer.{n}.{m}.weight", shape, True)
+            need(f"encoder.layer.{n}.{m}.bias", shape[:1])
+        for m in _NORMS:
+            need(f"encoder.layer.{n}.{m}.weight", (hidden,))
+            need(f"encoder.layer.{n}.{m}.bias", (hidden,))
+    for name in ("embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias", "pooler.dense.bias"):
+        need(name, (hidden,))
+    need("pooler.dense.weight", (hidden, hidden), True)
+    need("classifier.weight", (1, hidden), True)
+    need("classifier.bias", (1,))
 
 
 def cross_encoder_path() -> Path:
@@ -288,21 +263,41 @@ def cross_encoder_path() -> Path:
 
 
 def default_cross_encoder() -> CrossEncoder:
-    """Return the cross-encoder at :func:`cross_encoder_path` (loaded once per process and path).
+    """Return the cross-encoder at :func:`cross_encoder_path` (see :func:`load_cross_encoder`)."""
+    return load_cross_encoder(cross_encoder_path())
+
+
+def load_cross_encoder(path: str | Path) -> CrossEncoder:
+    """Return the cross-encoder of the weights file ``path``, loaded once per process (the last four paths).
 
     Raises:
-        ModelWeightsMissing: when no weights file is there, saying how to fit one.
-        TaskValidationError: when the file is unreadable or incomplete.
+        ModelWeightsMissing: when there is no file at ``path``, saying how to fit one.
+        TaskValidationError: when the file is unreadable or does not hold a cross-encoder.
     """
-    return _load(cross_encoder_path())
-
-
-@lru_cache(maxsize=2)
-def _load(path: Path) -> CrossEncoder:
+    path = Path(path).absolute()
     if not path.is_file():
         raise ModelWeightsMissing(
-            f"no cross-encoder weights at {path}: fit them with `python -m icae_env.user_agent.cross_encoder_fit "
-            f'--out {path}` (needs pip install "icae-env[embedding]", about 20 minutes on 2 cores) or set '
-            f"{PATH_VARIABLE} to a weights file"
+            f"no cross-encoder weights at {path}: fit them from a source checkout with `python -m "
+            f'icae_env.user_agent.cross_encoder_fit --out {path}` (needs pip install "icae-env[embedding]", about '
+            f"20 minutes on 2 cores), or set {PATH_VARIABLE} to a weights file"
         )
+    return _load(path)
+
+
+@lru_cache(maxsize=4)
+def _load(path: Path) -> CrossEncoder:
     return CrossEncoder.load(path)
+
+
+def save_fields(fields: dict[str, np.ndarray], path: str | Path) -> Path:
+    """Write a weights file's arrays to exactly ``path`` (no ``.npz`` appended), atomically; return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name, suffix=".part", delete=False) as out:
+        try:
+            np.savez_compressed(out, **fields)  # type: ignore[arg-type]
+        except BaseException:
+            Path(out.name).unlink(missing_ok=True)
+            raise
+    os.replace(out.name, path)
+    return path

@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from icae_env.errors import ArgumentError, DependencyNotInstalled
+from icae_env.errors import ArgumentError, DependencyNotInstalled, TaskNotFoundError
 from icae_env.tasks.models import UserAgentData
 from icae_env.user_agent.base import Document
-from icae_env.user_agent.cross_encoder import cross_encoder_path, record_text
+from icae_env.user_agent.cross_encoder import cross_encoder_path, record_text, save_fields
 from icae_env.user_agent.distilled import DISTILLED_GATE, DistilledRouter
 from icae_env.user_agent.embedding import DEFAULT_MODEL, resolve_model
 from icae_env.user_agent.gate_fit import GateSample, gate_sample
@@ -115,8 +115,8 @@ class CrossEncoderTrainer:
     """all-MiniLM-L6-v2 with a one-logit head, fine-tuned on (question, record) pairs (torch).
 
     Args:
-        max_length: Tokens per input; the record is cut first.
-        seed: Seeds the head's initialisation.
+        max_length: Tokens per input; the record is cut to fit.
+        seed: Seeds torch (the head's initialisation and dropout).
 
     Raises:
         DependencyNotInstalled: without the ``embedding`` extra.
@@ -196,14 +196,17 @@ def _quantise(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.round(matrix / scale[:, None]).astype(np.int8), scale.astype(np.float32)
 
 
-def export(model: Any, vocabulary: dict[str, int], max_length: int, path: str | Path) -> None:
+def export(model: Any, vocabulary: dict[str, int], max_length: int, path: str | Path) -> Path:
     """Write a transformers BERT classifier (one logit) as the ``.npz`` that the numpy ``CrossEncoder`` reads.
 
     Args:
         model: A ``BertForSequenceClassification`` with one label.
         vocabulary: Its tokenizer's vocabulary (token -> id, ids ``0..n-1``).
         max_length: Tokens per input at inference.
-        path: The file to write.
+        path: The file to write (exactly this name, written atomically).
+
+    Returns:
+        The path written.
 
     Raises:
         ArgumentError: if the vocabulary's ids are not ``0..n-1``.
@@ -222,15 +225,23 @@ def export(model: Any, vocabulary: dict[str, int], max_length: int, path: str | 
     if [i for _, i in tokens] != list(range(len(tokens))):
         raise ArgumentError("the tokenizer's vocabulary ids are not 0..n-1")
     fields["vocab"] = np.array("\n".join(token for token, _ in tokens))
-    fields["config"] = np.array([model.config.num_attention_heads, max_length], dtype=np.int64)
-    np.savez_compressed(path, **fields)  # type: ignore[arg-type]
+    config = model.config
+    fields["config"] = np.array([config.num_attention_heads, max_length, config.num_hidden_layers], dtype=np.int64)
+    return save_fields(fields, path)
 
 
 def training_questions() -> list[Asked]:
-    """Return the built-in tasks' labelled and leave-one-trigger-out questions with their gate candidates."""
+    """Return the built-in tasks' labelled and leave-one-trigger-out questions with their gate candidates.
+
+    Raises:
+        TaskNotFoundError: outside a source checkout (the labelled questions are not installed with the package).
+    """
+    labels = LABELS / "router_eval_builtin.jsonl"
+    if not labels.is_file():
+        raise TaskNotFoundError(f"{labels} not found: fitting the cross-encoder needs a source checkout of icae-env")
     from icae_env.user_agent.evaluation import builtin_levels
 
-    return collect(LABELS / "router_eval_builtin.jsonl", builtin_levels(), LabelData(None))
+    return collect(labels, builtin_levels(), LabelData(None))
 
 
 def fold_of(tasks: Sequence[str], folds: int) -> dict[str, int]:
@@ -239,6 +250,7 @@ def fold_of(tasks: Sequence[str], folds: int) -> dict[str, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    """Fit the cross-encoder on every built-in task and write its weights (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=None, help="the .npz to write (default: where the cascade router reads it)")
     parser.add_argument("--epochs", type=int, default=2)
@@ -247,14 +259,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.epochs < 1 or args.limit < 0:
         parser.error("needs --epochs >= 1 and --limit >= 0")
     trainer = CrossEncoderTrainer(seed=0)
-    trainer.torch.set_num_threads(2)
     train = pairs(training_questions())
     train = random.Random(0).sample(train, min(args.limit, len(train))) if args.limit else train
     print(f"{len(train)} training pairs", flush=True)
     trainer.fit(train, args.epochs, seed=0)
-    out = Path(args.out) if args.out else cross_encoder_path()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    export(trainer.model, trainer.tokenizer.get_vocab(), trainer.max_length, out)
+    out = export(trainer.model, trainer.tokenizer.get_vocab(), trainer.max_length, args.out or cross_encoder_path())
     print(f"wrote {out}", flush=True)
 
 

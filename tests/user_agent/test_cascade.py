@@ -13,8 +13,9 @@ from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import load_task
 from icae_env.user_agent import GroundedUserAgent, documents_for, make_router
 from icae_env.user_agent.cascade import CASCADE, CascadeGate, CascadeRouter, CascadeWeights
-from icae_env.user_agent.cross_encoder import PATH_VARIABLE, CrossEncoder, record_text
+from icae_env.user_agent.cross_encoder import PATH_VARIABLE, CrossEncoder, _load, record_text
 from icae_env.user_agent.distilled import DistilledRouter
+from icae_env.user_agent.gate import DEFAULT_GATE
 from icae_env.user_agent.text import tokens
 
 QUESTIONS = [
@@ -27,8 +28,6 @@ QUESTIONS = [
     "what's the default behaviour for optional dependencies?",
     "how does the liveness probe work",
 ]
-
-pytestmark = needs_transformers
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +61,12 @@ def test_it_is_opt_in_and_names_missing_weights(docs, tmp_path, monkeypatch):
         make_router("cascade", docs)
     with pytest.raises(ModelWeightsMissing):
         GroundedUserAgent.from_task(load_task("builtin/dep-resolver"), level="L1", router="cascade")
+    with pytest.raises(ArgumentError, match="HybridGateWeights"):  # a wrong gate is named before weights are sought
+        CascadeRouter(docs, gate=DEFAULT_GATE)
+    assert CascadeRouter(docs, gate=None).gate is None  # the ungated ranker needs no cross-encoder
 
 
+@needs_transformers
 def test_it_asks_the_cross_encoder_only_when_the_gate_is_unsure(docs, fitted):
     cascade, distilled = make_router("cascade", docs), DistilledRouter(docs)
     assert isinstance(cascade, CascadeRouter) and isinstance(cascade.gate, CascadeGate)
@@ -81,6 +84,7 @@ def test_it_asks_the_cross_encoder_only_when_the_gate_is_unsure(docs, fitted):
     assert asked > 0
 
 
+@needs_transformers
 def test_the_probabilities_combine_both_logits(docs, weights):
     """Re-checked candidates get sigmoid(a * cross logit + b * logit(gate p) + shift); generic ones keep the gate's."""
     model = CrossEncoder.load(weights)
@@ -106,13 +110,36 @@ def test_the_probabilities_combine_both_logits(docs, weights):
     assert checked >= 5
 
 
-def test_replies_survive_pickling_without_the_weights(docs, fitted):
+@needs_transformers
+def test_a_pickled_router_loads_its_weights_file_again(docs, weights, tmp_path, monkeypatch):
+    """A router built from a weights file pickles the file's path, not the model, and loads that file again."""
+    own = tmp_path / "own.npz"
+    own.write_bytes(weights.read_bytes())
+    monkeypatch.setenv(PATH_VARIABLE, str(own))
     router = make_router("cascade", docs)
     before = [[m.index for m in router.route(q)] for q in QUESTIONS]
+    assert router.gate.calls > 0  # some questions were re-checked by the cross-encoder
     blob = pickle.dumps(router)
-    assert len(blob) < 2_000_000 and router.gate.encoder is None  # the weights are loaded again, not pickled
-    assert [[m.index for m in pickle.loads(blob).route(q)] for q in QUESTIONS] == before
-    assert [[m.index for m in router.route(q)] for q in QUESTIONS] == before
+    assert len(blob) < 2_000_000 and b"own.npz" in blob
+    monkeypatch.setenv(PATH_VARIABLE, str(tmp_path / "elsewhere.npz"))
+    _load.cache_clear()
+    again = pickle.loads(blob)
+    assert [[m.index for m in again.route(q)] for q in QUESTIONS] == before
+    assert again.gate.calls - router.gate.calls == router.gate.calls  # the same questions were re-checked again
+    own.unlink()
+    _load.cache_clear()
+    with pytest.raises(ModelWeightsMissing, match="own.npz"):
+        pickle.loads(blob)
+
+
+@needs_transformers
+def test_a_given_model_is_pickled_with_the_router(docs, weights):
+    router = CascadeRouter(docs, cross_encoder=CrossEncoder.load(weights))
+    again = pickle.loads(pickle.dumps(router))
+    assert again.gate.weights_path is None
+    assert [[m.index for m in again.route(q)] for q in QUESTIONS] == [
+        [m.index for m in router.route(q)] for q in QUESTIONS
+    ]
 
 
 def test_bad_cascade_constants_are_refused():

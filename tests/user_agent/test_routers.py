@@ -125,6 +125,11 @@ ROUTER_NAMES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def tiny_cross_encoder(tmp_path_factory) -> CrossEncoder:
+    return CrossEncoder.load(write_tiny(tmp_path_factory.mktemp("ce") / "tiny.npz"))
+
+
 @pytest.fixture(params=ROUTER_NAMES)
 def build(request, server, tmp_path) -> Callable[[Any], Router]:
     name = request.param
@@ -132,7 +137,7 @@ def build(request, server, tmp_path) -> Callable[[Any], Router]:
         options = {"base_url": server.base_url, "model": "scripted", "cache_path": tmp_path / "replies.json"}
         return lambda documents: make_router("llm", tuple(documents), **options)
     if name == "cascade":
-        tiny = CrossEncoder.load(write_tiny(tmp_path / "tiny.npz"))
+        tiny = request.getfixturevalue("tiny_cross_encoder")
         return lambda documents: make_router("cascade", tuple(documents), cross_encoder=tiny)
     return lambda documents: make_router(name, tuple(documents))
 
