@@ -21,8 +21,9 @@ alone, so the median routing latency stays the gate's when fewer than half of th
 
 The opt-in ``cascade`` router's constants (:data:`icae_env.user_agent.cascade.CASCADE`) are the row of this grid
 chosen on the built-in out-of-fold figures: the lowest false-reveal rate with recall >= 0.80. Its cross-encoder is
-the same training on every built-in task (:mod:`icae_env.user_agent.cross_encoder_fit`), run in numpy;
-``benchmarks/router_quality.py --routers cascade`` measures that router (its built-in figures in sample).
+these fold models, run in numpy as one ensemble (mean logit, as this probe scores the ICAE sample;
+:mod:`icae_env.user_agent.cross_encoder_fit` fits and writes them); ``benchmarks/router_quality.py --routers
+cascade`` measures that router (its built-in figures partly in sample).
 
 Usage: PYTHONPATH=. python benchmarks/cross_encoder_probe.py [--sample ../shared/icae-sample] [--folds 3]
        [--epochs 2] [--max-length 128] [--limit N]
@@ -34,8 +35,6 @@ asks about N questions per corpus and trains on N pairs per fold: a quick run wh
 from __future__ import annotations
 
 import argparse
-import math
-import random
 import statistics
 import sys
 import time
@@ -44,7 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
-from icae_env.user_agent.cross_encoder_fit import Asked, CrossEncoderTrainer, collect, fold_of, pairs
+from icae_env.user_agent.cascade import CascadeWeights, combine, in_band
+from icae_env.user_agent.cross_encoder_fit import Asked, collect, fit_fold, fold_of
 from icae_env.user_agent.distilled import DISTILLED_GATE
 from icae_env.user_agent.evaluation import builtin_levels
 from icae_env.user_agent.gate_fit import Calibration, reply_figures
@@ -56,26 +56,17 @@ from router_quality import sample_levels  # noqa: E402
 DATA = Path(__file__).resolve().parent / "data"
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return math.log(p / (1 - p))
-
-
 Rule = Callable[[Asked], tuple[np.ndarray, bool]]
 
 
-def combined(a: float, b: float, threshold: float, band: tuple[float, float] = (0.0, 2.0)) -> Rule:
-    """Return the probabilities of the module docstring's rule, and whether the cross-encoder was called."""
-    shift = _logit(DISTILLED_GATE.threshold) - _logit(threshold)
+def combined(a: float, b: float, threshold: float, band: tuple[float, float] = (0.0, 1.0)) -> Rule:
+    """Return the cascade's rule (``cascade.combine`` in the band): probabilities, and whether the model was called."""
+    cascade = CascadeWeights(a=a, b=b, threshold=threshold, low=band[0], high=band[1])
 
     def rule(q: Asked) -> tuple[np.ndarray, bool]:
-        generic = q.sample.generic
-        specific = q.gate_p[~generic]
-        if not len(specific) or not band[0] <= specific.max() < band[1]:
+        if not in_band(q.gate_p, q.sample.generic, cascade):
             return q.gate_p, False
-        p = np.clip(q.gate_p, 1e-6, 1 - 1e-6)
-        mixed = 1 / (1 + np.exp(-(a * q.logits + b * np.log(p / (1 - p)) + shift)))
-        return np.where(generic, q.gate_p, mixed), a != 0.0
+        return combine(q.gate_p, q.logits, q.sample.generic, cascade, DISTILLED_GATE.threshold), a != 0.0
 
     return rule
 
@@ -144,13 +135,10 @@ def main() -> None:
     folds = fold_of([q.sample.task for q in corpora["builtin"]], args.folds)
     for fold in range(args.folds):
         started = time.time()
-        train = pairs([q for q in corpora["builtin"] if folds[q.sample.task] != fold])
-        train = random.Random(fold).sample(train, min(args.limit, len(train))) if args.limit else train
-        model = CrossEncoderTrainer(args.max_length, seed=fold)
-        model.fit(train, args.epochs, seed=fold)
+        model = fit_fold(corpora["builtin"], args.folds, fold, args.epochs, args.limit, args.max_length)
         model.score([q for q in corpora["builtin"] if folds[q.sample.task] == fold], 1.0)
         model.score(corpora.get("icae", []), 1.0 / args.folds)
-        print(f"fold {fold}: {len(train)} training pairs, {time.time() - started:.0f} s", flush=True)
+        print(f"fold {fold}: fitted and scored in {time.time() - started:.0f} s", flush=True)
     report(corpora)
 
 

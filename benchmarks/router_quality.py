@@ -9,11 +9,12 @@ Corpora: ``builtin`` (the twelve built-in tasks and ``benchmarks/data/router_eva
 ``icae-sample`` (``../shared/icae-sample`` and ``router_eval_icae_sample.jsonl``). Routers: ``distilled`` (the
 default: the lexical ranker and gate with a distilled static encoder's cosines), ``lexical`` (the default before
 it), both with their shipped constants, fitted on the built-in tasks only (on the ICAE sample every figure is out
-of sample), ``lexical-ungated`` (the lexical ranker with the rule before the answerability gate, for comparison),
+of sample), ``cascade`` (opt-in: ``distilled`` with the shipped cross-encoder ensemble re-checking the questions its
+gate is unsure of; each of its three models was fitted without a third of the built-in tasks, so its built-in
+figures are partly in sample, and ``benchmarks/cross_encoder_probe.py`` gives them out of fold),
+``lexical-ungated`` (the lexical ranker with the rule before the answerability gate, for comparison),
 ``lexical-embedding`` (the lexical ranker with sentence-embedding cosines in its gate, fitted the same way; needs the
-``embedding`` extra), ``cascade`` (``distilled`` with a cross-encoder re-checking the questions its gate is unsure
-of; needs the fitted weights; its cross-encoder was fitted on the built-in tasks, so its built-in figures are in
-sample, and ``benchmarks/cross_encoder_probe.py`` gives them out of fold), ``embedding`` and ``llm`` (only with an
+``embedding`` extra), ``embedding`` and ``llm`` (only with an
 endpoint). ``--loto`` adds leave-one-task-out
 figures for the fitted routers asked for (``distilled``, ``lexical``, ``lexical-embedding``): for each built-in
 task, ranker weights, background and gate are fitted on the other eleven tasks and their labels
@@ -195,7 +196,7 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument(
         "--routers",
-        default="distilled,lexical,lexical-ungated",
+        default="cascade,distilled,lexical,lexical-ungated",
         help="cascade, distilled, lexical, lexical-ungated, lexical-embedding, embedding, llm",
     )
     parser.add_argument("--sample", default=str(Path(__file__).resolve().parents[2] / "shared" / "icae-sample"))

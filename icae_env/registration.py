@@ -114,7 +114,7 @@ DEFAULT_ROUTER = "distilled"
 
 ROUTERS: dict[str, str] = {
     "distilled": "icae_env.user_agent.distilled:DistilledRouter",
-    "cascade": "icae_env.user_agent.cascade:CascadeRouter",  # needs fitted weights (user_agent/cross_encoder.py)
+    "cascade": "icae_env.user_agent.cascade:CascadeRouter",  # distilled + the shipped cross-encoder ensemble (opt-in)
     "lexical": "icae_env.user_agent.lexical:LexicalRouter",
     "embedding": "icae_env.user_agent.embedding:EmbeddingRouter",
     "lexical-embedding": "icae_env.user_agent.hybrid:HybridRouter",

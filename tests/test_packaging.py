@@ -54,6 +54,7 @@ def test_the_wheel_has_one_top_level_package(wheel: Path):
         "icae_env/baselines/oracle_agent.py",
         "icae_env/configs/default.yaml",
         "icae_env/user_agent/static_encoder.npz",
+        "icae_env/user_agent/cross_encoder.npz",  # the default router's cross-encoder
     ):
         assert member in names
     assert any(n.startswith("icae_env/tasks/builtin/unidiff/cases/native/") for n in names)
@@ -75,6 +76,8 @@ def test_the_installed_wheel_imports_its_mapped_packages(wheel: Path, tmp_path: 
         f"assert w.__file__.startswith({site}) and o.__file__.startswith({site})\n"
         "assert importlib.util.find_spec('wrappers') is None and importlib.util.find_spec('baselines') is None\n"
         "assert load_config('default') == RunConfig()\n"
+        "from icae_env.user_agent.cross_encoder import SHIPPED_PATH, load_cross_encoder\n"
+        f"assert str(SHIPPED_PATH).startswith({site}) and len(load_cross_encoder(SHIPPED_PATH).members) == 3\n"
         "print('ok', TextActions.__name__)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(target)}

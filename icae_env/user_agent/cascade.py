@@ -7,20 +7,21 @@ those questions, and only those, this router asks the cross-encoder of :mod:`ica
 which reads question and record together:
 
 * when the gate's best probability among the task-specific candidates (records and context pointers) lies in
-  ``[low, high)``, each such candidate's probability becomes ``sigmoid(a * cross_logit + b * logit(p_gate) + shift)``,
-  with ``shift = logit(gate threshold) - logit(threshold)`` so that ``threshold`` takes the place of the gate's;
+  ``[low, high)`` (:func:`in_band`), each such candidate's probability becomes ``sigmoid(a * cross_logit + b *
+  logit(p_gate) + shift)``, with ``shift = logit(gate threshold) - logit(threshold)`` so that ``threshold`` takes the
+  place of the gate's (:func:`combine`);
 * elsewhere, and for the generic records always, the gate's probabilities stand;
 * the gate's reply rule (:func:`~icae_env.user_agent.gate.decide`: threshold, joins, generic records) then decides
   as in ``distilled``, on the shifted probabilities (so the join bar of 0.05 is, unshifted, about 0.02).
 
 A clear answer or a clear non-answer costs what ``distilled`` costs (well under a millisecond); about a quarter of
-questions pay a forward pass of the cross-encoder over their candidates (about 0.1 s in numpy), so the median
-routing latency stays under a millisecond. The constants (:data:`CASCADE`) are the row of
-``benchmarks/cross_encoder_probe.py``'s grid with the lowest false-reveal rate at recall >= 0.80 on the built-in
-tasks' labelled questions, the cross-encoder scored out of fold. It needs the cross-encoder's weights, which are
-fitted once and not shipped (:mod:`icae_env.user_agent.cross_encoder`); without them the router raises
-:class:`~icae_env.errors.ModelWeightsMissing` when built. Deterministic for given weights, CPU-only, numpy only, and
-picklable (a router built from a weights file pickles its path and loads the file again).
+questions pay the cross-encoder's forward passes over their candidates (about 0.3 s in numpy on two cores; a pair
+asked before is remembered), so the median routing latency stays under a millisecond. The constants
+(:data:`CASCADE`) are the row of ``benchmarks/cross_encoder_probe.py``'s grid with the lowest false-reveal rate at
+recall >= 0.80 on the built-in tasks' labelled questions, the cross-encoder scored out of fold; the shipped
+cross-encoder is that probe's three fold models, averaged. Its weights ship with the package and are loaded (once
+per process) when the router is built. Deterministic, CPU-only, numpy only, and picklable (a router built from a
+weights file pickles its path and loads the file again).
 """
 
 from __future__ import annotations
@@ -35,14 +36,19 @@ import numpy as np
 from icae_env.errors import ArgumentError
 from icae_env.user_agent.background import Background
 from icae_env.user_agent.base import Document
-from icae_env.user_agent.cross_encoder import CrossEncoder, cross_encoder_path, load_cross_encoder, record_text
+from icae_env.user_agent.cross_encoder import (
+    CrossEncoder,
+    cross_encoder_path,
+    load_cross_encoder,
+    record_text,
+)
 from icae_env.user_agent.distilled import DISTILLED_GATE, DistilledRouter, EncodedDocuments
 from icae_env.user_agent.gate import Gate, GateWeights, QuestionWords
 from icae_env.user_agent.hybrid import EmbeddingGate, HybridGateWeights
 from icae_env.user_agent.lexical import LexicalWeights
 from icae_env.user_agent.static_encoder import StaticEncoder
 
-__all__ = ["CASCADE", "CascadeGate", "CascadeRouter", "CascadeWeights"]
+__all__ = ["CASCADE", "CascadeGate", "CascadeRouter", "CascadeWeights", "combine", "in_band"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,39 @@ def _logit(p: np.ndarray | float) -> Any:
     return np.log(p / (1 - p))
 
 
+def in_band(gate_p: np.ndarray, generic: np.ndarray, cascade: CascadeWeights) -> bool:
+    """Return whether the cross-encoder re-checks a question: its best task-specific gate probability is in the band.
+
+    Args:
+        gate_p: The gate's probability per candidate.
+        generic: Per candidate, whether it is a generic record (never re-checked).
+        cascade: The band (``high`` = 1 includes 1).
+    """
+    specific = gate_p[~generic]
+    if not len(specific):
+        return False
+    best = float(specific.max())
+    return cascade.low <= best and (best < cascade.high or cascade.high == 1.0)
+
+
+def combine(
+    gate_p: np.ndarray, logits: np.ndarray, generic: np.ndarray, cascade: CascadeWeights, gate_threshold: float
+) -> np.ndarray:
+    """Return the re-checked probabilities: ``sigmoid(a * logit + b * logit(gate_p) + shift)``, generic ones unchanged.
+
+    Args:
+        gate_p: The gate's probability per candidate.
+        logits: The cross-encoder's logit per candidate (ignored for generic candidates).
+        generic: Per candidate, whether it is a generic record.
+        cascade: The combination's constants.
+        gate_threshold: The gate's own threshold; ``shift = logit(gate_threshold) - logit(cascade.threshold)``, so that
+            the gate's reply rule applied to the result answers at ``cascade.threshold``.
+    """
+    shift = _logit(gate_threshold) - _logit(cascade.threshold)
+    mixed = 1.0 / (1.0 + np.exp(-(cascade.a * logits + cascade.b * _logit(gate_p) + shift)))
+    return np.where(generic, gate_p, mixed)
+
+
 class CascadeGate(EmbeddingGate):
     """The distilled gate whose middling task-specific probabilities a cross-encoder re-checks.
 
@@ -109,13 +148,13 @@ class CascadeGate(EmbeddingGate):
         super().__init__(documents, weights, background, embedder)
         self.cascade = cascade
         self.weights_path: Path | None = None
+        self._model: CrossEncoder | None = None
         if isinstance(cross_encoder, CrossEncoder):
-            self.cross_encoder = cross_encoder
+            self._model = cross_encoder
         else:
             self.weights_path = Path(cross_encoder or cross_encoder_path()).absolute()
-            self.cross_encoder = load_cross_encoder(self.weights_path)
+            self._model = load_cross_encoder(self.weights_path)
         self._texts = [record_text(d) for d in documents]
-        self._shift = float(_logit(weights.threshold) - _logit(cascade.threshold))
         #: How many questions the cross-encoder was asked about (for measurement).
         self.calls = 0
 
@@ -124,27 +163,31 @@ class CascadeGate(EmbeddingGate):
     ) -> np.ndarray:
         """Return, per candidate, the gate's probability, re-checked by the cross-encoder when it is middling."""
         p = super().probabilities(words, scores, candidates, known, question)
-        specific = [k for k, i in enumerate(candidates) if not self._generic[i]]
-        c = self.cascade
-        if not specific or not c.low <= p[specific].max() < c.high:
+        generic = np.array([bool(self._generic[i]) for i in candidates], dtype=bool)
+        if not in_band(p, generic, self.cascade):
             return p
         self.calls += 1
-        logits = self.cross_encoder.logits(question, [self._texts[candidates[k]] for k in specific])
-        mixed = 1.0 / (1.0 + np.exp(-(c.a * logits + c.b * _logit(p[specific]) + self._shift)))
-        out = p.copy()
-        out[specific] = mixed
-        return out
+        specific = np.flatnonzero(~generic)
+        logits = np.zeros(len(candidates))
+        logits[specific] = self.cross_encoder.logits(question, [self._texts[candidates[int(k)]] for k in specific])
+        return combine(p, logits, generic, self.cascade, self.weights.threshold)
+
+    @property
+    def cross_encoder(self) -> CrossEncoder:
+        """The cross-encoder (one given as a weights file is loaded once per process and file)."""
+        assert self._model is not None  # set when built and when unpickled
+        return self._model
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         if self.weights_path is not None:
-            state["cross_encoder"] = None
+            state["_model"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         if self.weights_path is not None:
-            self.cross_encoder = load_cross_encoder(self.weights_path)
+            self._model = load_cross_encoder(self.weights_path)
 
 
 class CascadeRouter(DistilledRouter):

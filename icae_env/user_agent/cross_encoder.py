@@ -1,6 +1,6 @@
 """A cross-encoder in numpy: reads a question and a record together and scores "this record answers the question".
 
-The default router's gate (:mod:`icae_env.user_agent.distilled`) sees a question and a record only through shared
+The ``distilled`` router's gate (:mod:`icae_env.user_agent.distilled`) sees a question and a record only through shared
 words and static-encoder cosines, so some paraphrases in other words and some questions on another subject in the
 record's words look alike to it. A model that reads both texts together separates more of them
 (``benchmarks/cross_encoder_probe.py``). This is all-MiniLM-L6-v2 (six BERT layers, 384 wide) fine-tuned as a
@@ -10,12 +10,15 @@ forward pass (GELU in its tanh form, within 5e-4 of BERT's). The input is ``[CLS
 cut at 128 tokens: the record is cut to fit, and a question is cut only when it leaves no room for the record
 (:func:`record_text` says what of a record is read); the output is one logit.
 
-The weights (int8 matrices with one scale per row, about 21 MB) are not shipped with the package: they are fitted
-once with ``python -m icae_env.user_agent.cross_encoder_fit`` (needs the ``embedding`` extra; about 20 minutes on 2
-cores) into :func:`cross_encoder_path` (``$ICAE_ENV_CROSS_ENCODER``, else ``~/.cache/icae-env/cross_encoder.npz``).
-The opt-in ``cascade`` router (:mod:`icae_env.user_agent.cascade`) calls the model only for questions its gate is
-unsure about: about 30 ms per 128-token record on one 2-core machine, so about 0.1 s for a question's usual four or
-five candidates. A loaded model holds its matrices as float32 (about 55 MB).
+The shipped weights (``cross_encoder.npz`` beside this module, 41 MB) are an ensemble of three such models, each
+fine-tuned without one third of the built-in tasks (``benchmarks/cross_encoder_probe.py``'s fold models, fitted by
+``python -m icae_env.user_agent.cross_encoder_fit --out FILE``; needs the ``embedding`` extra and a source checkout,
+about 40 minutes on 2 cores): its logit is the models' mean. The models share one word-embedding matrix; every
+other matrix is int8 with one scale per row. ``$ICAE_ENV_CROSS_ENCODER`` names another weights file
+(:func:`cross_encoder_path`). The opt-in ``cascade`` router (:mod:`icae_env.user_agent.cascade`) calls the
+model only for questions its gate is unsure about: about 20 ms per model and 128-token record on one 2-core
+machine, so about 0.3 s for a question's usual four or five candidates; each (question, record) logit is computed
+on its own and remembered. A loaded ensemble holds its matrices as float32 (about 140 MB).
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ import tempfile
 import zipfile
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -40,11 +45,15 @@ __all__ = [
     "default_cross_encoder",
     "load_cross_encoder",
     "record_text",
+    "require_weights",
     "save_fields",
 ]
 
-#: The environment variable naming the weights file.
+#: The weights shipped with the package.
+SHIPPED_PATH = Path(__file__).with_name("cross_encoder.npz")
+#: The environment variable naming another weights file.
 PATH_VARIABLE = "ICAE_ENV_CROSS_ENCODER"
+_REMEMBERED = 200_000  # logits remembered per model (about 40 MB at most); then forgotten all at once
 #: How much of a record's response the model reads (after its triggers).
 RESPONSE_CHARS = 700
 _LAYER_MATRICES = (
@@ -95,21 +104,11 @@ class CrossEncoder:
     def __init__(self, fields: dict[str, np.ndarray]) -> None:
         self.tokenizer = WordPiece(str(fields["vocab"]).split("\n"))
         self._records: dict[str, list[int]] = {}
-        self.heads, self.max_length, _ = (int(v) for v in fields["config"])
+        self._logits: dict[tuple[str, str], float] = {}
+        self.heads, self.max_length, layers, members = (int(v) for v in fields["config"])
         self._word_q = fields["embeddings.word_embeddings.weight.q"]
         self._word_scale = fields["embeddings.word_embeddings.weight.scale"]
-        self._position = _matrix(fields, "embeddings.position_embeddings.weight")
-        self._type = _matrix(fields, "embeddings.token_type_embeddings.weight")
-        self._norm = (fields["embeddings.LayerNorm.weight"], fields["embeddings.LayerNorm.bias"])
-        self.layers: list[tuple[Matrices, Matrices]] = []
-        for n in range(_layer_count(fields)):
-            prefix = f"encoder.layer.{n}."
-            matrices = {m: (_matrix(fields, prefix + m + ".weight").T.copy(), fields[prefix + m + ".bias"])
-                        for m in _LAYER_MATRICES}  # fmt: skip
-            norms = {m: (fields[prefix + m + ".weight"], fields[prefix + m + ".bias"]) for m in _NORMS}
-            self.layers.append((matrices, norms))
-        self._pooler = (_matrix(fields, "pooler.dense.weight").T.copy(), fields["pooler.dense.bias"])
-        self._head = (_matrix(fields, "classifier.weight")[0], float(fields["classifier.bias"][0]))
+        self.members = [_member(fields, f"m{k}.", layers) for k in range(members)]
 
     @classmethod
     def load(cls, path: str | Path) -> CrossEncoder:
@@ -157,17 +156,36 @@ class CrossEncoder:
         return ids
 
     def logits(self, question: str, records: Sequence[str]) -> np.ndarray:
-        """Return the logit of each record answering ``question`` (float64, one per record)."""
-        if not records:
-            return np.zeros(0)
-        ids, types, mask = self.inputs(question, records)
+        """Return the logit of each record answering ``question`` (float64, one per record).
+
+        Each pair is run on its own (no padding), so a logit depends on its pair only, never on what else is asked or
+        was asked before; logits are remembered (the same questions are asked of the same records again and again:
+        every episode of a task, every preview of a clarification policy's candidates).
+        """
+        out = np.zeros(len(records))
+        for n, record in enumerate(records):
+            key = (question, record)
+            value = self._logits.get(key)
+            if value is None:
+                value = self._logit(question, record)
+                if len(self._logits) >= _REMEMBERED:
+                    self._logits.clear()
+                self._logits[key] = value
+            out[n] = value
+        return out
+
+    def _logit(self, question: str, record: str) -> float:
+        ids, types, _ = self.inputs(question, [record])
         words = self._word_q[ids].astype(np.float32) * self._word_scale[ids][..., None]
-        x = _layer_norm(words + self._position[: ids.shape[1]] + self._type[types], *self._norm)
-        bias = np.where(mask, 0.0, -1e4).astype(np.float32)[:, None, None, :]
-        for matrices, norms in self.layers:
-            x = self._layer(x, bias, matrices, norms)
-        pooled = np.tanh(x[:, 0] @ self._pooler[0] + self._pooler[1])
-        return (pooled @ self._head[0] + self._head[1]).astype(np.float64)
+        bias = np.zeros((1, 1, 1, ids.shape[1]), dtype=np.float32)
+        total = 0.0
+        for member in self.members:
+            x = _layer_norm(words + member.position[: ids.shape[1]] + member.type[types], *member.norm)
+            for matrices, norms in member.layers:
+                x = self._layer(x, bias, matrices, norms)
+            pooled = np.tanh(x[:, 0] @ member.pooler[0] + member.pooler[1])
+            total += float(pooled[0] @ member.head[0] + member.head[1])
+        return total / len(self.members)
 
     def _layer(self, x: np.ndarray, bias: np.ndarray, matrices: Matrices, norms: Matrices) -> np.ndarray:
         batch, width, hidden = x.shape
@@ -193,13 +211,47 @@ class CrossEncoder:
         return _layer_norm(flat + inner @ w + b, *norms["output.LayerNorm"]).reshape(batch, width, hidden)
 
 
+@dataclass(frozen=True)
+class _Member:
+    """One model of the ensemble: everything but the (shared) word embeddings and vocabulary."""
+
+    position: np.ndarray
+    type: np.ndarray
+    norm: tuple[np.ndarray, np.ndarray]
+    layers: list[tuple[Matrices, Matrices]]
+    pooler: tuple[np.ndarray, np.ndarray]
+    head: tuple[np.ndarray, float]
+
+
+def _member(fields: dict[str, np.ndarray], prefix: str, layers: int) -> _Member:
+    def matrix(name: str) -> np.ndarray:
+        return _matrix(fields, prefix + name)
+
+    stack = []
+    for n in range(layers):
+        layer = f"{prefix}encoder.layer.{n}."
+        matrices = {m: (_matrix(fields, layer + m + ".weight").T.copy(), fields[layer + m + ".bias"])
+                    for m in _LAYER_MATRICES}  # fmt: skip
+        norms = {m: (fields[layer + m + ".weight"], fields[layer + m + ".bias"]) for m in _NORMS}
+        stack.append((matrices, norms))
+    return _Member(
+        position=matrix("embeddings.position_embeddings.weight"),
+        type=matrix("embeddings.token_type_embeddings.weight"),
+        norm=(fields[prefix + "embeddings.LayerNorm.weight"], fields[prefix + "embeddings.LayerNorm.bias"]),
+        layers=stack,
+        pooler=(matrix("pooler.dense.weight").T.copy(), fields[prefix + "pooler.dense.bias"]),
+        head=(matrix("classifier.weight")[0], float(fields[prefix + "classifier.bias"][0])),
+    )
+
+
 def _matrix(fields: dict[str, np.ndarray], name: str) -> np.ndarray:
     """Return the float32 matrix ``name`` (rows = outputs) from its int8 values and per-row scales."""
     return fields[name + ".q"].astype(np.float32) * fields[name + ".scale"][:, None]
 
 
-def _layer_count(fields: dict[str, np.ndarray]) -> int:
-    return len({name.split(".")[2] for name in fields if name.startswith("encoder.layer.")})
+def _layer_count(fields: dict[str, np.ndarray], prefix: str) -> int:
+    start = prefix + "encoder.layer."
+    return len({name[len(start) :].split(".")[0] for name in fields if name.startswith(start)})
 
 
 def _check_fields(fields: dict[str, np.ndarray], path: str) -> None:
@@ -218,48 +270,57 @@ def _check_fields(fields: dict[str, np.ndarray], path: str) -> None:
             if not np.issubdtype(array.dtype, kind) or array.shape != want:
                 raise fail(key, f"expected {kind.__name__} of shape {want}, got {array.dtype} of shape {array.shape}")
 
-    sizes = ("embeddings.word_embeddings.weight.q", "embeddings.position_embeddings.weight.q",
-             "encoder.layer.0.intermediate.dense.weight.q")  # fmt: skip
+    sizes = ("embeddings.word_embeddings.weight.q", "m0.embeddings.position_embeddings.weight.q",
+             "m0.encoder.layer.0.intermediate.dense.weight.q")  # fmt: skip
     for name in ("vocab", "config", *sizes):
         if name not in fields:
             raise fail(name, "missing from the cross-encoder file")
         if name in sizes and fields[name].ndim != 2:
             raise fail(name, f"expected a matrix, got shape {fields[name].shape}")
     config = fields["config"]
-    if config.shape != (3,) or not np.issubdtype(config.dtype, np.integer):
-        raise fail("config", f"expected 3 integers (heads, max length, layers), got {config!r}")
-    heads, max_length, layers = (int(v) for v in config)
+    if config.shape != (4,) or not np.issubdtype(config.dtype, np.integer):
+        raise fail("config", f"expected 4 integers (heads, max length, layers, models), got {config!r}")
+    heads, max_length, layers, members = (int(v) for v in config)
     (rows, hidden), positions, inner = fields[sizes[0]].shape, len(fields[sizes[1]]), len(fields[sizes[2]])
     if heads < 1 or hidden % heads or not 8 <= max_length <= positions:
         raise fail("config", f"{heads} heads for width {hidden}, max length {max_length} for {positions} positions")
     vocabulary = str(fields["vocab"]).split("\n")
     if len(vocabulary) != rows or not {"[UNK]", "[CLS]", "[SEP]"} <= set(vocabulary):
         raise fail("vocab", f"{len(vocabulary)} tokens for {rows} embedding rows, or no [UNK], [CLS] or [SEP]")
-    if _layer_count(fields) != layers or layers < 1:
-        raise fail("config", f"{layers} layers, but the file has arrays of {_layer_count(fields)}")
+    found = {name.split(".")[0] for name in fields if name.startswith("m") and "." in name}
+    if members < 1 or found != {f"m{k}" for k in range(members)}:
+        raise fail("config", f"{members} models, but the file has arrays of {sorted(found)}")
     need("embeddings.word_embeddings.weight", (rows, hidden), True)
-    need("embeddings.position_embeddings.weight", (positions, hidden), True)
-    need("embeddings.token_type_embeddings.weight", (2, hidden), True)
+    for k in range(members):
+        _check_member(need, fail, fields, f"m{k}.", (hidden, inner, positions, layers))
+
+
+def _check_member(need: Any, fail: Any, fields: dict[str, np.ndarray], prefix: str, sizes: tuple[int, ...]) -> None:
+    hidden, inner, positions, layers = sizes
+    if _layer_count(fields, prefix) != layers or layers < 1:
+        raise fail("config", f"{layers} layers, but {prefix[:-1]} has arrays of {_layer_count(fields, prefix)}")
+    need(prefix + "embeddings.position_embeddings.weight", (positions, hidden), True)
+    need(prefix + "embeddings.token_type_embeddings.weight", (2, hidden), True)
     for n in range(layers):
         shapes = {m: (hidden, hidden) for m in _LAYER_MATRICES[:4]}
         shapes |= {"intermediate.dense": (inner, hidden), "output.dense": (hidden, inner)}
         for m, shape in shapes.items():
-            need(f"encoder.layer.{n}.{m}.weight", shape, True)
-            need(f"encoder.layer.{n}.{m}.bias", shape[:1])
+            need(f"{prefix}encoder.layer.{n}.{m}.weight", shape, True)
+            need(f"{prefix}encoder.layer.{n}.{m}.bias", shape[:1])
         for m in _NORMS:
-            need(f"encoder.layer.{n}.{m}.weight", (hidden,))
-            need(f"encoder.layer.{n}.{m}.bias", (hidden,))
+            need(f"{prefix}encoder.layer.{n}.{m}.weight", (hidden,))
+            need(f"{prefix}encoder.layer.{n}.{m}.bias", (hidden,))
     for name in ("embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias", "pooler.dense.bias"):
-        need(name, (hidden,))
-    need("pooler.dense.weight", (hidden, hidden), True)
-    need("classifier.weight", (1, hidden), True)
-    need("classifier.bias", (1,))
+        need(prefix + name, (hidden,))
+    need(prefix + "pooler.dense.weight", (hidden, hidden), True)
+    need(prefix + "classifier.weight", (1, hidden), True)
+    need(prefix + "classifier.bias", (1,))
 
 
 def cross_encoder_path() -> Path:
-    """Return where the fitted weights are read from: ``$ICAE_ENV_CROSS_ENCODER``, else the user's cache."""
+    """Return where the weights are read from: ``$ICAE_ENV_CROSS_ENCODER``, else the file shipped with the package."""
     named = os.environ.get(PATH_VARIABLE)
-    return Path(named) if named else Path.home() / ".cache" / "icae-env" / "cross_encoder.npz"
+    return Path(named) if named else SHIPPED_PATH
 
 
 def default_cross_encoder() -> CrossEncoder:
@@ -274,14 +335,23 @@ def load_cross_encoder(path: str | Path) -> CrossEncoder:
         ModelWeightsMissing: when there is no file at ``path``, saying how to fit one.
         TaskValidationError: when the file is unreadable or does not hold a cross-encoder.
     """
+    return _load(require_weights(path))
+
+
+def require_weights(path: str | Path) -> Path:
+    """Return ``path`` made absolute if a file is there.
+
+    Raises:
+        ModelWeightsMissing: when there is none, saying how to fit one.
+    """
     path = Path(path).absolute()
     if not path.is_file():
         raise ModelWeightsMissing(
-            f"no cross-encoder weights at {path}: fit them from a source checkout with `python -m "
-            f'icae_env.user_agent.cross_encoder_fit --out {path}` (needs pip install "icae-env[embedding]", about '
-            f"20 minutes on 2 cores), or set {PATH_VARIABLE} to a weights file"
+            f"no cross-encoder weights at {path}: the package ships them at {SHIPPED_PATH} (unset {PATH_VARIABLE} "
+            f"to use them); fit others from a source checkout with `python -m icae_env.user_agent.cross_encoder_fit "
+            f'--out {path}` (needs pip install "icae-env[embedding]", about an hour on 2 cores)'
         )
-    return _load(path)
+    return path
 
 
 @lru_cache(maxsize=4)
@@ -299,5 +369,6 @@ def save_fields(fields: dict[str, np.ndarray], path: str | Path) -> Path:
         except BaseException:
             Path(out.name).unlink(missing_ok=True)
             raise
+    os.chmod(out.name, 0o644)
     os.replace(out.name, path)
     return path

@@ -14,10 +14,12 @@ of the steps and decay, batches of 16 shuffled by the seed, two epochs, inputs c
 :func:`export` writes the weights for numpy inference: every matrix (the embeddings too) as int8 with one float32
 scale per output row, biases and layer norms as float32, and the WordPiece vocabulary.
 
-``python -m icae_env.user_agent.cross_encoder_fit`` writes them where the ``cascade`` router reads them
-(:func:`~icae_env.user_agent.cross_encoder.cross_encoder_path`; ``--out`` elsewhere), in about 20 minutes on 2
-cores; deterministic on one machine, close but not bit-identical on another. ``benchmarks/cross_encoder_probe.py``
-trains the same model on task folds to measure it out of fold (and chose the ``cascade`` router's constants).
+``python -m icae_env.user_agent.cross_encoder_fit --out FILE`` fits the shipped ensemble: one model per task fold
+(:func:`fit_fold`; task ``i`` of the sorted built-in tasks is in fold ``i % 3``), each on the other folds' tasks and
+seeded by its fold, as ``benchmarks/cross_encoder_probe.py`` fits them to measure them out of fold (and chose the
+``cascade`` router's constants with them). About 40 minutes on 2 cores; deterministic on one machine, close but not
+bit-identical on another. ``--folds 1`` fits one model on every task instead (measured worse: more false reveals
+on the ICAE sample).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import numpy as np
 from icae_env.errors import ArgumentError, DependencyNotInstalled, TaskNotFoundError
 from icae_env.tasks.models import UserAgentData
 from icae_env.user_agent.base import Document
-from icae_env.user_agent.cross_encoder import cross_encoder_path, record_text, save_fields
+from icae_env.user_agent.cross_encoder import SHIPPED_PATH, record_text, save_fields
 from icae_env.user_agent.distilled import DISTILLED_GATE, DistilledRouter
 from icae_env.user_agent.embedding import DEFAULT_MODEL, resolve_model
 from icae_env.user_agent.gate_fit import GateSample, gate_sample
@@ -43,7 +45,7 @@ from icae_env.user_agent.grounded import documents_for
 from icae_env.user_agent.labelled import LabelData, load_labels
 from icae_env.user_agent.trigger_eval import leave_one_out
 
-__all__ = ["Asked", "CrossEncoderTrainer", "collect", "export", "fold_of", "pairs", "training_questions"]
+__all__ = ["Asked", "CrossEncoderTrainer", "collect", "export", "fit_fold", "fold_of", "pairs", "training_questions"]
 
 #: The labelled router-evaluation questions (a checkout's ``benchmarks/data``).
 LABELS = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
@@ -196,12 +198,15 @@ def _quantise(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.round(matrix / scale[:, None]).astype(np.int8), scale.astype(np.float32)
 
 
-def export(model: Any, vocabulary: dict[str, int], max_length: int, path: str | Path) -> Path:
-    """Write a transformers BERT classifier (one logit) as the ``.npz`` that the numpy ``CrossEncoder`` reads.
+def export(models: Sequence[Any], vocabulary: dict[str, int], max_length: int, path: str | Path) -> Path:
+    """Write transformers BERT classifiers (one logit each) as the ensemble ``.npz`` the numpy ``CrossEncoder`` reads.
+
+    The models share one word-embedding matrix, their mean (fine-tuning moves few of its rows, and little); every
+    other array is each model's own, under the prefix ``m<k>.``.
 
     Args:
-        model: A ``BertForSequenceClassification`` with one label.
-        vocabulary: Its tokenizer's vocabulary (token -> id, ids ``0..n-1``).
+        models: ``BertForSequenceClassification`` models with one label and the same shape.
+        vocabulary: Their tokenizer's vocabulary (token -> id, ids ``0..n-1``).
         max_length: Tokens per input at inference.
         path: The file to write (exactly this name, written atomically).
 
@@ -209,25 +214,39 @@ def export(model: Any, vocabulary: dict[str, int], max_length: int, path: str | 
         The path written.
 
     Raises:
-        ArgumentError: if the vocabulary's ids are not ``0..n-1``.
+        ArgumentError: if there are no models, their shapes differ, or the vocabulary's ids are not ``0..n-1``.
     """
+    if not models:
+        raise ArgumentError("export needs at least one model")
+    configs = {(m.config.num_attention_heads, m.config.num_hidden_layers, m.config.hidden_size) for m in models}
+    if len(configs) != 1:
+        raise ArgumentError(f"the models differ in (heads, layers, width): {sorted(configs)}")
     fields: dict[str, np.ndarray] = {}
-    for name, tensor in model.state_dict().items():
-        if name.endswith("position_ids"):
-            continue
-        value = tensor.detach().cpu().numpy().astype(np.float32)
-        key = name.removeprefix("bert.")
-        if value.ndim == 2 and "LayerNorm" not in key:
-            fields[key + ".q"], fields[key + ".scale"] = _quantise(value)
-        else:
-            fields[key] = value
+    words = []
+    for k, model in enumerate(models):
+        for name, tensor in model.state_dict().items():
+            key = name.removeprefix("bert.")
+            value = tensor.detach().cpu().numpy().astype(np.float32)
+            if key == "embeddings.word_embeddings.weight":
+                words.append(value)
+            elif not key.endswith("position_ids"):
+                fields.update(_arrays(f"m{k}.{key}", value))
+    fields.update(_arrays("embeddings.word_embeddings.weight", np.mean(words, axis=0)))
     tokens = sorted(vocabulary.items(), key=lambda item: item[1])
     if [i for _, i in tokens] != list(range(len(tokens))):
         raise ArgumentError("the tokenizer's vocabulary ids are not 0..n-1")
     fields["vocab"] = np.array("\n".join(token for token, _ in tokens))
-    config = model.config
-    fields["config"] = np.array([config.num_attention_heads, max_length, config.num_hidden_layers], dtype=np.int64)
+    heads, layers, _ = configs.pop()
+    fields["config"] = np.array([heads, max_length, layers, len(models)], dtype=np.int64)
     return save_fields(fields, path)
+
+
+def _arrays(key: str, value: np.ndarray) -> dict[str, np.ndarray]:
+    """Return a matrix as int8 values and per-row scales, anything else as it is."""
+    if value.ndim == 2 and "LayerNorm" not in key:
+        q, scale = _quantise(value)
+        return {key + ".q": q, key + ".scale": scale}
+    return {key: value}
 
 
 def training_questions() -> list[Asked]:
@@ -249,21 +268,44 @@ def fold_of(tasks: Sequence[str], folds: int) -> dict[str, int]:
     return {task: i % folds for i, task in enumerate(sorted(set(tasks)))}
 
 
+def fit_fold(
+    asked: Sequence[Asked], folds: int, fold: int, epochs: int = 2, limit: int = 0, max_length: int = MAX_LENGTH
+) -> CrossEncoderTrainer:
+    """Fit the model of one task fold: on the pairs of every other fold's tasks, seeded by ``fold``.
+
+    Args:
+        asked: The training questions (:func:`training_questions`).
+        folds: How many task folds (:func:`fold_of`); 1 trains on every task.
+        fold: Which fold is left out (its index seeds the head's initialisation and the batch order).
+        epochs: Passes over the pairs.
+        limit: Train on this many pairs, drawn with the seed (0: all; a quick run).
+        max_length: Tokens per input.
+    """
+    of = fold_of([q.sample.task for q in asked], folds)
+    train = pairs([q for q in asked if folds == 1 or of[q.sample.task] != fold])
+    train = random.Random(fold).sample(train, min(limit, len(train))) if limit else train
+    trainer = CrossEncoderTrainer(max_length, seed=fold)
+    trainer.fit(train, epochs, seed=fold)
+    return trainer
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Fit the cross-encoder on every built-in task and write its weights (see the module docstring)."""
+    """Fit the fold models on the built-in tasks and write them as one ensemble (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default=None, help="the .npz to write (default: where the cascade router reads it)")
+    parser.add_argument("--out", required=True, help="the .npz to write (the shipped one: " + str(SHIPPED_PATH) + ")")
+    parser.add_argument("--folds", type=int, default=3, help="one model per task fold, each without its fold")
     parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--limit", type=int, default=0, help="train on this many pairs only (a quick run)")
+    parser.add_argument("--limit", type=int, default=0, help="train on this many pairs per model only (a quick run)")
     args = parser.parse_args(argv)
-    if args.epochs < 1 or args.limit < 0:
-        parser.error("needs --epochs >= 1 and --limit >= 0")
-    trainer = CrossEncoderTrainer(seed=0)
-    train = pairs(training_questions())
-    train = random.Random(0).sample(train, min(args.limit, len(train))) if args.limit else train
-    print(f"{len(train)} training pairs", flush=True)
-    trainer.fit(train, args.epochs, seed=0)
-    out = export(trainer.model, trainer.tokenizer.get_vocab(), trainer.max_length, args.out or cross_encoder_path())
+    if args.epochs < 1 or args.limit < 0 or args.folds < 1:
+        parser.error("needs --epochs >= 1, --limit >= 0 and --folds >= 1")
+    asked = training_questions()
+    models = []
+    for fold in range(args.folds):
+        trainer = fit_fold(asked, args.folds, fold, args.epochs, args.limit)
+        models.append(trainer.model)
+        print(f"model {fold + 1} of {args.folds} fitted", flush=True)
+    out = export(models, trainer.tokenizer.get_vocab(), trainer.max_length, args.out)
     print(f"wrote {out}", flush=True)
 
 

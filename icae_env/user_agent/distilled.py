@@ -16,7 +16,8 @@ enter twice:
 Every constant (ranker weights, gate weights, the reply rule) was fitted on the built-in tasks and their labelled
 questions only (:func:`icae_env.user_agent.evaluation.fit_default_router` with ``router_class=DistilledRouter``,
 ``python benchmarks/router_quality.py --routers distilled --fit``); the ICAE sample is out of sample. Deterministic,
-CPU-only, numpy only, and picklable (the shipped encoder is not pickled: it is loaded again on first use).
+CPU-only, numpy only, and picklable (the shipped encoder is not pickled: it is loaded again on first use). It is the
+first stage of the opt-in ``cascade`` router (:mod:`icae_env.user_agent.cascade`).
 """
 
 from __future__ import annotations

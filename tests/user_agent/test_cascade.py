@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from tiny_cross_encoder import needs_transformers, write_tiny
 
-from icae_env.errors import ArgumentError, ModelWeightsMissing
+from icae_env.errors import ArgumentError, ModelWeightsMissing, TaskValidationError
 from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import load_task
 from icae_env.user_agent import GroundedUserAgent, documents_for, make_router
-from icae_env.user_agent.cascade import CASCADE, CascadeGate, CascadeRouter, CascadeWeights
-from icae_env.user_agent.cross_encoder import PATH_VARIABLE, CrossEncoder, _load, record_text
+from icae_env.user_agent.cascade import CASCADE, CascadeGate, CascadeRouter, CascadeWeights, combine, in_band
+from icae_env.user_agent.cross_encoder import PATH_VARIABLE, SHIPPED_PATH, CrossEncoder, _load, record_text
 from icae_env.user_agent.distilled import DistilledRouter
 from icae_env.user_agent.gate import DEFAULT_GATE
 from icae_env.user_agent.text import tokens
@@ -54,13 +54,20 @@ def _gate_view(router: DistilledRouter, question: str) -> tuple[list[int], np.nd
     return candidates, gate.probabilities(words, scores, candidates, router.known_share(tokens(question)), question)
 
 
-def test_it_is_opt_in_and_names_missing_weights(docs, tmp_path, monkeypatch):
+def test_it_is_opt_in_ships_its_weights_and_names_missing_ones(docs, tmp_path, monkeypatch):
+    monkeypatch.delenv(PATH_VARIABLE, raising=False)
     assert DEFAULT_ROUTER == "distilled"
+    agent = GroundedUserAgent.from_task(load_task("builtin/dep-resolver"), level="L1", router="cascade")
+    assert agent.router.name == "cascade" and agent.router.gate.weights_path == SHIPPED_PATH
     monkeypatch.setenv(PATH_VARIABLE, str(tmp_path / "absent.npz"))
     with pytest.raises(ModelWeightsMissing, match="absent.npz"):
         make_router("cascade", docs)
     with pytest.raises(ModelWeightsMissing):
         GroundedUserAgent.from_task(load_task("builtin/dep-resolver"), level="L1", router="cascade")
+    (tmp_path / "corrupt.npz").write_bytes(b"PK\x03\x04 not really")
+    monkeypatch.setenv(PATH_VARIABLE, str(tmp_path / "corrupt.npz"))
+    with pytest.raises(TaskValidationError, match="corrupt.npz"):  # named when the router is built, not mid-episode
+        make_router("cascade", docs)
     with pytest.raises(ArgumentError, match="HybridGateWeights"):  # a wrong gate is named before weights are sought
         CascadeRouter(docs, gate=DEFAULT_GATE)
     assert CascadeRouter(docs, gate=None).gate is None  # the ungated ranker needs no cross-encoder
@@ -147,3 +154,23 @@ def test_bad_cascade_constants_are_refused():
         CascadeWeights(a=0.5, b=0.5, threshold=1.0, low=0.1, high=0.6)
     with pytest.raises(ArgumentError, match="low"):
         CascadeWeights(a=0.5, b=0.5, threshold=0.2, low=0.7, high=0.6)
+
+
+def test_the_band_looks_at_task_specific_candidates_only():
+    band = CascadeWeights(a=0.5, b=0.5, threshold=0.2, low=0.1, high=0.6)
+    generic = np.array([True, False, False])
+    assert in_band(np.array([0.9, 0.3, 0.05]), generic, band)  # a sure generic record does not count
+    assert not in_band(np.array([0.3, 0.05, 0.02]), generic, band)  # the specific best is below the band
+    assert not in_band(np.array([0.3, 0.6, 0.1]), generic, band)  # high is excluded...
+    whole = CascadeWeights(a=0.5, b=0.5, threshold=0.2, low=0.0, high=1.0)
+    assert in_band(np.array([0.3, 1.0, 0.1]), generic, whole)  # ...unless it is 1
+    assert not in_band(np.array([0.3]), np.array([True]), whole)  # nothing task-specific: never asked
+
+
+def test_combine_keeps_generic_probabilities_and_moves_the_threshold():
+    cascade = CascadeWeights(a=1.0, b=1.0, threshold=0.2, low=0.0, high=1.0)
+    gate_p = np.array([0.7, 0.2, 0.5])
+    out = combine(gate_p, np.array([9.0, 0.0, 2.0]), np.array([True, False, False]), cascade, gate_threshold=0.4)
+    assert out[0] == 0.7  # generic: the gate's, whatever the logit
+    assert out[1] == pytest.approx(0.4)  # the combined threshold 0.2 lands on the gate's 0.4 at logit 0
+    assert out[2] > 0.5

@@ -16,6 +16,7 @@ from icae_env.tasks import list_tasks, load_task
 from icae_env.user_agent import documents_for
 from icae_env.user_agent.cross_encoder import (
     PATH_VARIABLE,
+    SHIPPED_PATH,
     CrossEncoder,
     cross_encoder_path,
     default_cross_encoder,
@@ -78,6 +79,7 @@ def test_the_forward_pass_is_berts_on_the_same_weights(tiny, tmp_path):
     state = {}
     for name in model.state_dict():
         key = name.removeprefix("bert.")
+        key = key if key.startswith("embeddings.word_") else "m0." + key  # the word embeddings are shared
         if key + ".q" in fields:
             state[name] = torch.from_numpy(fields[key + ".q"].astype(np.float32) * fields[key + ".scale"][:, None])
         elif key in fields:
@@ -97,13 +99,40 @@ def test_the_forward_pass_is_berts_on_the_same_weights(tiny, tmp_path):
 
 
 @needs_transformers
-def test_logits_are_deterministic_and_batch_independent(tiny):
-    records = _records()[:4]
-    together = tiny.logits("what does it print on an empty input?", records)
-    alone = [tiny.logits("what does it print on an empty input?", [r])[0] for r in records]
-    assert np.allclose(together, alone, atol=1e-4)
-    assert np.array_equal(together, tiny.logits("what does it print on an empty input?", records))
-    assert tiny.logits("anything", []).shape == (0,)
+def test_a_logit_depends_on_its_pair_only(tmp_path):
+    """The same pair gives the same logit, bit for bit, alone or with others, first asked or remembered."""
+    records, question = _records()[:4], "what does it print on an empty input?"
+    path = write_tiny(tmp_path / "tiny.npz")
+    together = CrossEncoder.load(path).logits(question, records)
+    fresh = CrossEncoder.load(path)
+    alone = [fresh.logits(question, [r])[0] for r in reversed(records)][::-1]
+    assert np.array_equal(together, alone)
+    assert np.array_equal(together, fresh.logits(question, records))  # remembered
+    assert len(fresh._logits) == 4
+    assert fresh.logits("anything", []).shape == (0,)
+
+
+@needs_transformers
+def test_an_ensemble_gives_its_models_mean_logit(tmp_path):
+    """A file of three models: each model's logit (the shared word embeddings, its own layers), averaged."""
+    path = write_tiny(tmp_path / "three.npz", seed=3, models=3)
+    with np.load(path) as data:
+        fields = {name: data[name] for name in data.files}
+    records, question = _records()[:3], "how are cycles reported"
+    ensemble = CrossEncoder.load(path)
+    assert len(ensemble.members) == 3
+    singles = []
+    for k in range(3):
+        own = {
+            n.replace(f"m{k}.", "m0.", 1): a
+            for n, a in fields.items()
+            if not n.startswith("m") or n.startswith(f"m{k}.")
+        }
+        own["config"] = np.array([*fields["config"][:3], 1])
+        np.savez(tmp_path / f"m{k}.npz", **own)
+        singles.append(CrossEncoder.load(tmp_path / f"m{k}.npz").logits(question, records))
+    assert np.ptp(singles, axis=0).max() > 0.01  # the models differ...
+    assert np.allclose(ensemble.logits(question, records), np.mean(singles, axis=0), atol=1e-6)  # ...and are averaged
 
 
 def _variant(tmp_path: Path, name: str, change) -> Path:
@@ -116,7 +145,7 @@ def _variant(tmp_path: Path, name: str, change) -> Path:
 
 
 def _drop_layer(fields):
-    for key in [k for k in fields if k.startswith("encoder.layer.1.")]:
+    for key in [k for k in fields if k.startswith("m0.encoder.layer.1.")]:
         del fields[key]
 
 
@@ -124,14 +153,16 @@ def _drop_layer(fields):
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        (lambda f: f.pop("encoder.layer.1.output.dense.bias"), "encoder.layer.1.output.dense.bias"),
-        (lambda f: f.update(config=np.array([4, 128, 2, 1])), "config"),
-        (lambda f: f.update(config=np.array([5, 128, 2])), "config"),
+        (lambda f: f.pop("m0.encoder.layer.1.output.dense.bias"), "m0.encoder.layer.1.output.dense.bias"),
+        (lambda f: f.update(config=np.array([4, 128, 2])), "config"),
+        (lambda f: f.update(config=np.array([5, 128, 2, 1])), "config"),
+        (lambda f: f.update(config=np.array([4, 128, 2, 2])), "config"),  # a second model announced, not there
         (_drop_layer, "config"),
-        (lambda f: f.update({"pooler.dense.weight.scale": np.ones(3, np.float32)}), "pooler.dense.weight.scale"),
-        (lambda f: f.update({"encoder.layer.0.output.dense.bias": np.ones(7, np.float32)}), "output.dense.bias"),
+        (lambda f: f.update({"m0.pooler.dense.weight.scale": np.ones(3, np.float32)}), "m0.pooler.dense.weight.scale"),
+        (lambda f: f.update({"m0.encoder.layer.0.output.dense.bias": np.ones(7, np.float32)}), "output.dense.bias"),
         (lambda f: f.update(vocab=np.array("a\nb")), "vocab"),
-        (lambda f: f.update({"classifier.weight.q": np.ones((1, 64), np.float32)}), "classifier.weight.q"),
+        (lambda f: f.update({"m0.classifier.weight.q": np.ones((1, 64), np.float32)}), "m0.classifier.weight.q"),
+        (lambda f: f.pop("embeddings.word_embeddings.weight.scale"), "embeddings.word_embeddings.weight.scale"),
     ],
 )
 def test_a_bad_weights_file_names_the_file_and_field(tmp_path, change, field):
@@ -153,20 +184,23 @@ def test_missing_weights_say_how_to_fit_them(tmp_path, monkeypatch):
     with pytest.raises(ModelWeightsMissing, match=r"none.npz.*cross_encoder_fit.*icae-env\[embedding\]"):
         default_cross_encoder()
     monkeypatch.delenv(PATH_VARIABLE)
-    assert cross_encoder_path() == Path.home() / ".cache" / "icae-env" / "cross_encoder.npz"
+    assert cross_encoder_path() == SHIPPED_PATH and SHIPPED_PATH.is_file()
 
 
 @needs_transformers
 def test_the_fit_command_writes_weights_the_numpy_model_reads(tmp_path):
-    """A quick fit (32 pairs, one epoch) through the module's command line, read back by the numpy model."""
+    """A quick fit (two folds, 32 pairs each, one epoch) through the module's command line, read back by numpy."""
     out = tmp_path / "fitted"  # no .npz: written to exactly this name
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "icae_env.user_agent.cross_encoder_fit", "--limit", "32", "--epochs", "1"]
+    command = [sys.executable, "-m", "icae_env.user_agent.cross_encoder_fit", "--limit", "32", "--epochs", "1",
+               "--folds", "2"]  # fmt: skip
     result = subprocess.run([*command, "--out", str(out)], capture_output=True, text=True, env=env, timeout=600)
     assert result.returncode == 0, result.stderr
-    assert "32 training pairs" in result.stdout
+    assert "model 2 of 2 fitted" in result.stdout
     model = CrossEncoder.load(out)
-    assert len(model.layers) == 6 and model.heads == 12 and model.max_length == 128
+    assert len(model.members) == 2 and len(model.members[0].layers) == 6
+    assert model.heads == 12 and model.max_length == 128
     assert np.isfinite(model.logits("what is the default timeout?", _records()[:3])).all()
-    bad = subprocess.run([*command[:3], "--epochs", "0"], capture_output=True, text=True, env=env, timeout=120)
+    bad = subprocess.run([*command[:3], "--out", str(out), "--epochs", "0"], capture_output=True, text=True, env=env,
+                         timeout=120)  # fmt: skip
     assert bad.returncode == 2 and "--epochs >= 1" in bad.stderr

@@ -116,8 +116,9 @@ def docs(task):
 
 # -- the contract, for every router available on this machine ----------------------------------------------------
 ROUTER_NAMES = [
+    "cascade",  # the default, with the shipped cross-encoder
+    pytest.param("cascade-tiny", marks=needs_transformers),  # with a tiny random cross-encoder in its gate
     "distilled",
-    pytest.param("cascade", marks=needs_transformers),  # with a tiny random cross-encoder (the fitted one: not shipped)
     "lexical",
     pytest.param("embedding", marks=needs_embedding),
     pytest.param("lexical-embedding", marks=needs_embedding),
@@ -136,7 +137,7 @@ def build(request, server, tmp_path) -> Callable[[Any], Router]:
     if name == "llm":
         options = {"base_url": server.base_url, "model": "scripted", "cache_path": tmp_path / "replies.json"}
         return lambda documents: make_router("llm", tuple(documents), **options)
-    if name == "cascade":
+    if name == "cascade-tiny":
         tiny = request.getfixturevalue("tiny_cross_encoder")
         return lambda documents: make_router("cascade", tuple(documents), cross_encoder=tiny)
     return lambda documents: make_router(name, tuple(documents))

@@ -34,10 +34,10 @@ def tiny_model(seed: int = 0):
     return BertForSequenceClassification(config).eval(), vocabulary
 
 
-def write_tiny(path: Path, seed: int = 0) -> Path:
-    """Export :func:`tiny_model` to ``path`` and return it."""
+def write_tiny(path: Path, seed: int = 0, models: int = 1) -> Path:
+    """Export ``models`` tiny models (:func:`tiny_model`, seeds ``seed``, ``seed + 1``...) to ``path``; return it."""
     from icae_env.user_agent.cross_encoder_fit import export
 
-    model, vocabulary = tiny_model(seed)
-    export(model, vocabulary, 128, path)
+    made = [tiny_model(seed + k) for k in range(models)]
+    export([model for model, _ in made], made[0][1], 128, path)
     return path
