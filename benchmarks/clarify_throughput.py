@@ -11,7 +11,12 @@ Only time inside ``env.reset`` and ``env.step`` is counted; the questions are pr
 runs ``--repeats`` times and the best rate is printed (the usual guard against a busy machine: interference only
 ever slows a run down).
 
-Run: python benchmarks/clarify_throughput.py [--steps 50000] [--budget 16] [--repeats 3]
+With the default ``cascade`` router, a question whose gate is unsure costs the cross-encoder about 0.3 s the first
+time on a machine (then it is read from the disk store), so the first workload's rate depends on how many of its
+questions were asked before, and the second one's is about the cross-encoder's; ``--router distilled`` measures the
+env without it.
+
+Run: python benchmarks/clarify_throughput.py [--steps 50000] [--budget 16] [--repeats 3] [--router cascade]
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import numpy as np
 
 from icae_env.baselines.heuristic_clarifier import candidate_questions
 from icae_env.envs.clarify import STOP, ClarifyEnv
+from icae_env.registration import DEFAULT_ROUTER, ROUTERS
 from icae_env.tasks import list_tasks
 
 LEVELS = ("L1", "L2")
@@ -68,8 +74,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=50_000, help="steps per workload")
     parser.add_argument("--budget", type=int, default=16, help="questions per episode")
     parser.add_argument("--repeats", type=int, default=3, help="runs per workload; the best rate is printed")
+    parser.add_argument("--router", choices=sorted(ROUTERS), default=DEFAULT_ROUTER, help="the User Agent's router")
     args = parser.parse_args()
-    env = ClarifyEnv(task=list_tasks(), budget=args.budget)
+    env = ClarifyEnv(task=list_tasks(), budget=args.budget, router=args.router)
     pools = _pools(env)
     run(env, pools, min(args.steps, 2_000), fresh=False, seed=1)  # warm-up: load tasks, build indexes
     repeats = range(max(args.repeats, 1))
@@ -77,8 +84,9 @@ def main() -> None:
     fresh_steps = max(args.steps // 10, 100)
     # each repeat tags its questions with variant numbers of its own, so that the memo never hits
     fresh = max(run(env, pools, fresh_steps, True, seed=0, first_variant=r * env.budget * fresh_steps) for r in repeats)
-    print(f"Clarify-v0 {pooled:,.0f} steps/s  candidate-pool questions, memoised router (the training workload)")
-    print(f"Clarify-v0 {fresh:,.0f} steps/s  every question new (the router scores every question)")
+    print(f"Clarify-v0 {pooled:,.0f} steps/s  candidate-pool questions, memoised {args.router} router (the training "
+          "workload)")  # fmt: skip
+    print(f"Clarify-v0 {fresh:,.0f} steps/s  every question new (the {args.router} router scores every question)")
     env.close()
 
 

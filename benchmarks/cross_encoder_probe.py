@@ -19,7 +19,7 @@ the part of the shipped 0.4 (the reply rule, joins and generic records as shippe
 cross-encoder only when the gate's best task-specific probability lies in ``[lo, hi)``; elsewhere the gate decides
 alone, so the median routing latency stays the gate's when fewer than half of the questions are in the band.
 
-The opt-in ``cascade`` router's constants (:data:`icae_env.user_agent.cascade.CASCADE`) are the row of this grid
+The default ``cascade`` router's constants (:data:`icae_env.user_agent.cascade.CASCADE`) are the row of this grid
 chosen on the built-in out-of-fold figures: the lowest false-reveal rate with recall >= 0.80. Its cross-encoder is
 these fold models, run in numpy as one ensemble (mean logit, as this probe scores the ICAE sample;
 :mod:`icae_env.user_agent.cross_encoder_fit` fits and writes them); ``benchmarks/router_quality.py --routers

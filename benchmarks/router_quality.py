@@ -5,22 +5,20 @@ questions (FR, and per kind), recall on answerable hand-written paraphrases, the
 off-topic questions), leave-one-trigger-out top-1 and hit@3 with its off-topic check, mean ids per answered reply,
 and the median and 90th-percentile routing latency of the labelled questions.
 
-Corpora: ``builtin`` (the twelve built-in tasks and ``benchmarks/data/router_eval_builtin.jsonl``) and
-``icae-sample`` (``../shared/icae-sample`` and ``router_eval_icae_sample.jsonl``). Routers: ``distilled`` (the
-default: the lexical ranker and gate with a distilled static encoder's cosines), ``lexical`` (the default before
-it), both with their shipped constants, fitted on the built-in tasks only (on the ICAE sample every figure is out
-of sample), ``cascade`` (opt-in: ``distilled`` with the shipped cross-encoder ensemble re-checking the questions its
-gate is unsure of; each of its three models was fitted without a third of the built-in tasks, so its built-in
-figures are partly in sample, and ``benchmarks/cross_encoder_probe.py`` gives them out of fold),
-``lexical-ungated`` (the lexical ranker with the rule before the answerability gate, for comparison),
-``lexical-embedding`` (the lexical ranker with sentence-embedding cosines in its gate, fitted the same way; needs the
-``embedding`` extra), ``embedding`` and ``llm`` (only with an
-endpoint). ``--loto`` adds leave-one-task-out
-figures for the fitted routers asked for (``distilled``, ``lexical``, ``lexical-embedding``): for each built-in
-task, ranker weights, background and gate are fitted on the other eleven tasks and their labels
-(:func:`icae_env.user_agent.evaluation.fit_router`), and that task's questions are asked of the result.
-``--curve`` sweeps the gate threshold of the fitted routers asked for (their other constants as shipped): false
-reveals against recall, top-1 and hit@3 at each threshold, the trade-off that the shipped threshold sits on.
+Corpora: ``builtin`` (the twelve built-in tasks and ``benchmarks/data/router_eval_builtin.jsonl``) and ``icae-sample``
+(``../shared/icae-sample`` and ``router_eval_icae_sample.jsonl``). Routers: ``distilled`` (the lexical ranker and gate
+with a distilled static encoder's cosines), ``lexical`` (the default before it), both with their shipped constants,
+fitted on the built-in tasks only (on the ICAE sample every figure is out of sample), ``cascade`` (the default:
+``distilled`` with the shipped cross-encoder ensemble re-checking the questions its gate is unsure of; each of its three
+models was fitted without a third of the built-in tasks, so its built-in figures are partly in sample, and
+``benchmarks/cross_encoder_probe.py`` gives them out of fold), ``lexical-ungated`` (the lexical ranker with the rule
+before the answerability gate, for comparison), ``lexical-embedding`` (the lexical ranker with sentence-embedding
+cosines in its gate, fitted the same way; needs the ``embedding`` extra), ``embedding`` and ``llm`` (only with an
+endpoint). ``--loto`` adds leave-one-task-out figures for the fitted routers asked for (``distilled``, ``lexical``,
+``lexical-embedding``): for each built-in task, ranker weights, background and gate are fitted on the other eleven tasks
+and their labels (:func:`icae_env.user_agent.evaluation.fit_router`), and that task's questions are asked of the result.
+``--curve`` sweeps the gate threshold of the fitted routers asked for (their other constants as shipped): false reveals
+against recall, top-1 and hit@3 at each threshold, the trade-off that the shipped threshold sits on.
 
 Usage: python benchmarks/router_quality.py
        [--routers cascade,distilled,lexical,lexical-ungated,lexical-embedding,embedding]

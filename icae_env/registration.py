@@ -110,11 +110,11 @@ SANDBOX_BACKENDS: dict[str, str] = {
 }
 
 #: The router every env, User Agent and Oracle server uses unless told otherwise.
-DEFAULT_ROUTER = "distilled"
+DEFAULT_ROUTER = "cascade"
 
 ROUTERS: dict[str, str] = {
-    "distilled": "icae_env.user_agent.distilled:DistilledRouter",
-    "cascade": "icae_env.user_agent.cascade:CascadeRouter",  # distilled + the shipped cross-encoder ensemble (opt-in)
+    "cascade": "icae_env.user_agent.cascade:CascadeRouter",  # distilled + the shipped cross-encoder ensemble
+    "distilled": "icae_env.user_agent.distilled:DistilledRouter",  # the default before cascade
     "lexical": "icae_env.user_agent.lexical:LexicalRouter",
     "embedding": "icae_env.user_agent.embedding:EmbeddingRouter",
     "lexical-embedding": "icae_env.user_agent.hybrid:HybridRouter",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +18,16 @@ from icae_env.tasks import load_task  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ICAE_SAMPLE = SHARED / "icae-sample"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cache_dir(tmp_path_factory):
+    """The session's icae-env cache (cross-encoder logits): empty at the start, shared with the scripts tests run."""
+    from icae_env.user_agent.logit_store import CACHE_VARIABLE
+
+    if CACHE_VARIABLE not in os.environ:  # a cache named by the caller is kept
+        os.environ[CACHE_VARIABLE] = str(tmp_path_factory.mktemp("icae-env-cache"))
+    return os.environ[CACHE_VARIABLE]
 
 
 @pytest.fixture

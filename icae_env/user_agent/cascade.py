@@ -1,10 +1,10 @@
-"""The opt-in ``cascade`` router: the distilled router, with a cross-encoder re-checking the questions it is unsure of.
+"""The default ``cascade`` router: the distilled router, with a cross-encoder re-checking the questions it is unsure of.
 
-The ``distilled`` router (:mod:`icae_env.user_agent.distilled`, the default) ranks a task's documents and its
-answerability gate gives each of the best five a probability of answering the question. Its errors sit where that
-probability is middling: a paraphrase in other words, a question on another subject in the record's words. For
-those questions, and only those, this router asks the cross-encoder of :mod:`icae_env.user_agent.cross_encoder`,
-which reads question and record together:
+The ``distilled`` router (:mod:`icae_env.user_agent.distilled`, the default before this one) ranks a task's documents
+and its answerability gate gives each of the best five a probability of answering the question. Its errors sit where
+that probability is middling: a paraphrase in other words, a question on another subject in the record's words. For
+those questions, and only those, this router asks the cross-encoder of :mod:`icae_env.user_agent.cross_encoder`, which
+reads question and record together:
 
 * when the gate's best probability among the task-specific candidates (records and context pointers) lies in
   ``[low, high)`` (:func:`in_band`), each such candidate's probability becomes ``sigmoid(a * cross_logit + b *
@@ -15,13 +15,13 @@ which reads question and record together:
   as in ``distilled``, on the shifted probabilities (so the join bar of 0.05 is, unshifted, about 0.02).
 
 A clear answer or a clear non-answer costs what ``distilled`` costs (well under a millisecond); about a quarter of
-questions pay the cross-encoder's forward passes over their candidates (about 0.3 s in numpy on two cores; a pair
-asked before is remembered), so the median routing latency stays under a millisecond. The constants
-(:data:`CASCADE`) are the row of ``benchmarks/cross_encoder_probe.py``'s grid with the lowest false-reveal rate at
-recall >= 0.80 on the built-in tasks' labelled questions, the cross-encoder scored out of fold; the shipped
-cross-encoder is that probe's three fold models, averaged. Its weights ship with the package and are loaded (once
-per process) when the router is built. Deterministic, CPU-only, numpy only, and picklable (a router built from a
-weights file pickles its path and loads the file again).
+questions pay the cross-encoder's forward passes over their candidates (about 0.3 s in numpy on two cores; a pair asked
+before is remembered, in the process and on disk by :mod:`icae_env.user_agent.logit_store`), so the median routing
+latency stays under a millisecond. The constants (:data:`CASCADE`) are the row of
+``benchmarks/cross_encoder_probe.py``'s grid with the lowest false-reveal rate at recall >= 0.80 on the built-in tasks'
+labelled questions, the cross-encoder scored out of fold; the shipped cross-encoder is that probe's three fold models,
+averaged. Its weights ship with the package and are loaded (once per process) when the router is built. Deterministic,
+CPU-only, numpy only, and picklable (a router built from a weights file pickles its path and loads the file again).
 """
 
 from __future__ import annotations
@@ -147,13 +147,13 @@ class CascadeGate(EmbeddingGate):
     ) -> None:
         super().__init__(documents, weights, background, embedder)
         self.cascade = cascade
+        #: The weights file the cross-encoder was loaded from (None when it was given as a model).
         self.weights_path: Path | None = None
-        self._model: CrossEncoder | None = None
-        if isinstance(cross_encoder, CrossEncoder):
-            self._model = cross_encoder
-        else:
+        if not isinstance(cross_encoder, CrossEncoder):
             self.weights_path = Path(cross_encoder or cross_encoder_path()).absolute()
-            self._model = load_cross_encoder(self.weights_path)
+            cross_encoder = load_cross_encoder(self.weights_path)
+        #: The cross-encoder (one loaded from a weights file is shared by every router of the process).
+        self.cross_encoder: CrossEncoder = cross_encoder
         self._texts = [record_text(d) for d in documents]
         #: How many questions the cross-encoder was asked about (for measurement).
         self.calls = 0
@@ -172,22 +172,16 @@ class CascadeGate(EmbeddingGate):
         logits[specific] = self.cross_encoder.logits(question, [self._texts[candidates[int(k)]] for k in specific])
         return combine(p, logits, generic, self.cascade, self.weights.threshold)
 
-    @property
-    def cross_encoder(self) -> CrossEncoder:
-        """The cross-encoder (one given as a weights file is loaded once per process and file)."""
-        assert self._model is not None  # set when built and when unpickled
-        return self._model
-
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         if self.weights_path is not None:
-            state["_model"] = None
+            del state["cross_encoder"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         if self.weights_path is not None:
-            self._model = load_cross_encoder(self.weights_path)
+            self.cross_encoder = load_cross_encoder(self.weights_path)
 
 
 class CascadeRouter(DistilledRouter):

@@ -13,12 +13,13 @@ cut at 128 tokens: the record is cut to fit, and a question is cut only when it 
 The shipped weights (``cross_encoder.npz`` beside this module, 41 MB) are an ensemble of three such models, each
 fine-tuned without one third of the built-in tasks (``benchmarks/cross_encoder_probe.py``'s fold models, fitted by
 ``python -m icae_env.user_agent.cross_encoder_fit --out FILE``; needs the ``embedding`` extra and a source checkout,
-about 40 minutes on 2 cores): its logit is the models' mean. The models share one word-embedding matrix; every
-other matrix is int8 with one scale per row. ``$ICAE_ENV_CROSS_ENCODER`` names another weights file
-(:func:`cross_encoder_path`). The opt-in ``cascade`` router (:mod:`icae_env.user_agent.cascade`) calls the
-model only for questions its gate is unsure about: about 20 ms per model and 128-token record on one 2-core
-machine, so about 0.3 s for a question's usual four or five candidates; each (question, record) logit is computed
-on its own and remembered. A loaded ensemble holds its matrices as float32 (about 140 MB).
+about 40 minutes on 2 cores): its logit is the models' mean. The models share one word-embedding matrix; every other
+matrix is int8 with one scale per row. ``$ICAE_ENV_CROSS_ENCODER`` names another weights file
+(:func:`cross_encoder_path`). The default ``cascade`` router (:mod:`icae_env.user_agent.cascade`) calls the model only
+for questions its gate is unsure about: about 20 ms per model and 128-token record on one 2-core machine, so about 0.3 s
+for a question's usual four or five candidates; each (question, record) logit is computed on its own and remembered, in
+the process and on disk (:mod:`icae_env.user_agent.logit_store`: once per machine). A loaded ensemble holds its matrices
+as float32 (about 140 MB).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import numpy as np
 
 from icae_env.errors import ModelWeightsMissing, TaskValidationError
 from icae_env.user_agent.base import Document, routable_response
+from icae_env.user_agent.logit_store import LogitStore, file_digest
 from icae_env.user_agent.wordpiece import WordPiece
 
 __all__ = [
@@ -45,7 +47,6 @@ __all__ = [
     "default_cross_encoder",
     "load_cross_encoder",
     "record_text",
-    "require_weights",
     "save_fields",
 ]
 
@@ -99,9 +100,12 @@ class CrossEncoder:
 
     Args:
         fields: The arrays of a weights file (:meth:`load` reads and checks them).
+        store: Where logits are remembered across processes (:meth:`load` gives the weights file's store).
     """
 
-    def __init__(self, fields: dict[str, np.ndarray]) -> None:
+    def __init__(self, fields: dict[str, np.ndarray], store: LogitStore | None = None) -> None:
+        #: Where logits are remembered across processes (None: in this process only).
+        self.store = store
         self.tokenizer = WordPiece(str(fields["vocab"]).split("\n"))
         self._records: dict[str, list[int]] = {}
         self._logits: dict[tuple[str, str], float] = {}
@@ -114,6 +118,9 @@ class CrossEncoder:
     def load(cls, path: str | Path) -> CrossEncoder:
         """Read and check a weights file written by :func:`icae_env.user_agent.cross_encoder_fit.export`.
 
+        Its logits are remembered on disk by the :class:`~icae_env.user_agent.logit_store.LogitStore` of the file's
+        digest (none when the store is turned off).
+
         Raises:
             TaskValidationError: naming the file and the field when the file is unreadable, an array is missing or
                 has the wrong type or shape, or the vocabulary or configuration does not fit the arrays.
@@ -125,14 +132,15 @@ class CrossEncoder:
         except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as error:
             raise TaskValidationError(str(path), "-", f"not a readable cross-encoder file ({error})") from None
         _check_fields(fields, str(path))
-        return cls(fields)
+        return cls(fields, LogitStore.for_weights(file_digest(path)))
 
-    def inputs(self, question: str, records: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def inputs(self, question: str | list[int], records: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return token ids, token types and the padding mask of ``[CLS] question [SEP] record [SEP]`` per record.
 
         The record is cut to fit ``max_length``; the question only when it would leave no room for one record token.
+        ``question`` may be given as its token ids.
         """
-        q = self.tokenizer.encode(question)[: self.max_length - 4]
+        q = (self.tokenizer.encode(question) if isinstance(question, str) else question)[: self.max_length - 4]
         cls, sep = self.tokenizer.cls, self.tokenizer.sep
         rows = [[cls, *q, sep, *self._record_ids(r)[: self.max_length - len(q) - 3], sep]
                 for r in records]  # fmt: skip
@@ -159,22 +167,27 @@ class CrossEncoder:
         """Return the logit of each record answering ``question`` (float64, one per record).
 
         Each pair is run on its own (no padding), so a logit depends on its pair only, never on what else is asked or
-        was asked before; logits are remembered (the same questions are asked of the same records again and again:
-        every episode of a task, every preview of a clarification policy's candidates).
+        was asked before. Logits are remembered in the process and in :attr:`store` (the same questions are asked of
+        the same records again and again: every episode of a task, every preview of a clarification policy's
+        candidates, every process that certifies the same generated tasks).
         """
-        out = np.zeros(len(records))
-        for n, record in enumerate(records):
-            key = (question, record)
-            value = self._logits.get(key)
-            if value is None:
-                value = self._logit(question, record)
-                if len(self._logits) >= _REMEMBERED:
-                    self._logits.clear()
-                self._logits[key] = value
-            out[n] = value
-        return out
+        found = {r: self._logits[question, r] for r in records if (question, r) in self._logits}
+        missing = [r for r in dict.fromkeys(records) if r not in found]
+        if missing and self.store is not None:
+            found |= self.store.get(question, missing)
+            missing = [r for r in missing if r not in found]
+        if missing:
+            q = self.tokenizer.encode(question)
+            computed = {r: self._logit(q, r) for r in missing}
+            if self.store is not None:
+                self.store.put(question, computed)
+            found |= computed
+        if len(self._logits) + len(found) > _REMEMBERED:
+            self._logits.clear()
+        self._logits.update(((question, r), v) for r, v in found.items())
+        return np.array([found[r] for r in records], dtype=np.float64)
 
-    def _logit(self, question: str, record: str) -> float:
+    def _logit(self, question: list[int], record: str) -> float:
         ids, types, _ = self.inputs(question, [record])
         words = self._word_q[ids].astype(np.float32) * self._word_scale[ids][..., None]
         bias = np.zeros((1, 1, 1, ids.shape[1]), dtype=np.float32)
@@ -335,23 +348,14 @@ def load_cross_encoder(path: str | Path) -> CrossEncoder:
         ModelWeightsMissing: when there is no file at ``path``, saying how to fit one.
         TaskValidationError: when the file is unreadable or does not hold a cross-encoder.
     """
-    return _load(require_weights(path))
-
-
-def require_weights(path: str | Path) -> Path:
-    """Return ``path`` made absolute if a file is there.
-
-    Raises:
-        ModelWeightsMissing: when there is none, saying how to fit one.
-    """
     path = Path(path).absolute()
     if not path.is_file():
         raise ModelWeightsMissing(
             f"no cross-encoder weights at {path}: the package ships them at {SHIPPED_PATH} (unset {PATH_VARIABLE} "
             f"to use them); fit others from a source checkout with `python -m icae_env.user_agent.cross_encoder_fit "
-            f'--out {path}` (needs pip install "icae-env[embedding]", about an hour on 2 cores)'
+            f'--out {path}` (needs pip install "icae-env[embedding]", about 40 minutes on 2 cores)'
         )
-    return path
+    return _load(path)
 
 
 @lru_cache(maxsize=4)

@@ -1,4 +1,4 @@
-"""The default ``distilled`` router: the lexical ranker and gate, plus cosines of a distilled static encoder.
+"""The ``distilled`` router: the lexical ranker and gate, plus cosines of a distilled static encoder.
 
 The lexical router (:mod:`icae_env.user_agent.lexical`) sees a question only through the words it shares with a
 record; a paraphrase in other words ("what's the out-of-the-box wait before a borrow gives up?" for a record
@@ -17,7 +17,7 @@ Every constant (ranker weights, gate weights, the reply rule) was fitted on the 
 questions only (:func:`icae_env.user_agent.evaluation.fit_default_router` with ``router_class=DistilledRouter``,
 ``python benchmarks/router_quality.py --routers distilled --fit``); the ICAE sample is out of sample. Deterministic,
 CPU-only, numpy only, and picklable (the shipped encoder is not pickled: it is loaded again on first use). It is the
-first stage of the opt-in ``cascade`` router (:mod:`icae_env.user_agent.cascade`).
+first stage of the default ``cascade`` router (:mod:`icae_env.user_agent.cascade`), and was the default before it.
 """
 
 from __future__ import annotations

@@ -215,7 +215,7 @@ def test_the_memo_changes_no_reply():
 
 def test_the_throughput_benchmark_prints_steps_per_second():
     result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "clarify_throughput.py"), "--steps", "2000"],
+        [sys.executable, str(ROOT / "benchmarks/clarify_throughput.py"), "--steps", "2000", "--router", "distilled"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -223,6 +223,7 @@ def test_the_throughput_benchmark_prints_steps_per_second():
     assert result.returncode == 0, result.stderr
     lines = [line for line in result.stdout.splitlines() if "steps/s" in line]
     assert len(lines) == 2 and all(float(line.split()[1].replace(",", "")) > 0 for line in lines)
+    assert all("distilled router" in line for line in lines)
 
 
 def test_doctests_pass():

@@ -1,4 +1,4 @@
-"""The opt-in ``cascade`` router: when it asks the cross-encoder, how it combines the logits, pickling, errors."""
+"""The default ``cascade`` router: when it asks the cross-encoder, how it combines the logits, pickling, errors."""
 
 from __future__ import annotations
 
@@ -54,10 +54,10 @@ def _gate_view(router: DistilledRouter, question: str) -> tuple[list[int], np.nd
     return candidates, gate.probabilities(words, scores, candidates, router.known_share(tokens(question)), question)
 
 
-def test_it_is_opt_in_ships_its_weights_and_names_missing_ones(docs, tmp_path, monkeypatch):
+def test_it_is_the_default_ships_its_weights_and_names_missing_ones(docs, tmp_path, monkeypatch):
     monkeypatch.delenv(PATH_VARIABLE, raising=False)
-    assert DEFAULT_ROUTER == "distilled"
-    agent = GroundedUserAgent.from_task(load_task("builtin/dep-resolver"), level="L1", router="cascade")
+    assert DEFAULT_ROUTER == "cascade"
+    agent = GroundedUserAgent.from_task(load_task("builtin/dep-resolver"), level="L1")
     assert agent.router.name == "cascade" and agent.router.gate.weights_path == SHIPPED_PATH
     monkeypatch.setenv(PATH_VARIABLE, str(tmp_path / "absent.npz"))
     with pytest.raises(ModelWeightsMissing, match="absent.npz"):

@@ -23,6 +23,7 @@ from icae_env.user_agent.cross_encoder import (
     record_text,
 )
 from icae_env.user_agent.labelled import load_labels
+from icae_env.user_agent.logit_store import CACHE_VARIABLE
 from icae_env.user_agent.wordpiece import WordPiece
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,8 +100,9 @@ def test_the_forward_pass_is_berts_on_the_same_weights(tiny, tmp_path):
 
 
 @needs_transformers
-def test_a_logit_depends_on_its_pair_only(tmp_path):
+def test_a_logit_depends_on_its_pair_only(tmp_path, monkeypatch):
     """The same pair gives the same logit, bit for bit, alone or with others, first asked or remembered."""
+    monkeypatch.setenv(CACHE_VARIABLE, "")  # computed each time, not read from the disk store
     records, question = _records()[:4], "what does it print on an empty input?"
     path = write_tiny(tmp_path / "tiny.npz")
     together = CrossEncoder.load(path).logits(question, records)
@@ -108,7 +110,7 @@ def test_a_logit_depends_on_its_pair_only(tmp_path):
     alone = [fresh.logits(question, [r])[0] for r in reversed(records)][::-1]
     assert np.array_equal(together, alone)
     assert np.array_equal(together, fresh.logits(question, records))  # remembered
-    assert len(fresh._logits) == 4
+    assert len(fresh._logits) == 4 and fresh.store is None
     assert fresh.logits("anything", []).shape == (0,)
 
 
@@ -204,3 +206,35 @@ def test_the_fit_command_writes_weights_the_numpy_model_reads(tmp_path):
     bad = subprocess.run([*command[:3], "--out", str(out), "--epochs", "0"], capture_output=True, text=True, env=env,
                          timeout=120)  # fmt: skip
     assert bad.returncode == 2 and "--epochs >= 1" in bad.stderr
+
+
+@needs_transformers
+def test_export_refuses_what_is_not_one_ensemble(tmp_path):
+    from tiny_cross_encoder import tiny_model
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from icae_env.errors import ArgumentError
+    from icae_env.user_agent.cross_encoder_fit import export
+
+    model, vocabulary = tiny_model()
+    with pytest.raises(ArgumentError, match="at least one model"):
+        export([], vocabulary, 128, tmp_path / "none.npz")
+    config = BertConfig(**{**model.config.to_dict(), "num_hidden_layers": model.config.num_hidden_layers + 1})
+    with pytest.raises(ArgumentError, match=r"differ in \(heads, layers, width\)"):
+        export([model, BertForSequenceClassification(config)], vocabulary, 128, tmp_path / "two.npz")
+    with pytest.raises(ArgumentError, match="not 0..n-1"):
+        export([model], {**vocabulary, "[EXTRA]": len(vocabulary) + 5}, 128, tmp_path / "gap.npz")
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [(["--out", "x.npz", "--folds", "0"], "--folds >= 1"), (["--out", "x.npz", "--limit", "-1"], "--limit >= 0"),
+     ([], "the following arguments are required: --out")],
+)  # fmt: skip
+def test_the_fit_command_refuses_bad_arguments_before_fitting(argv, message, capsys):
+    from icae_env.user_agent.cross_encoder_fit import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""The default ``distilled`` router: its encoder views, weights checks, pickling and the fit of its constants."""
+"""The ``distilled`` router (the ``cascade`` router's first stage): encoder views, weights checks, pickling, fit."""
 
 from __future__ import annotations
 
@@ -34,10 +34,10 @@ def docs():
     return documents_for(load_task("builtin/dep-resolver").user_agent_data("L1"))
 
 
-def test_it_is_the_default_router(docs):
-    assert DEFAULT_ROUTER == "distilled"
-    assert isinstance(make_router(DEFAULT_ROUTER, tuple(docs)), DistilledRouter)
-    agent = GroundedUserAgent.from_task(load_task("builtin/dep-resolver"), level="L1")
+def test_it_is_the_default_routers_first_stage(docs):
+    assert DEFAULT_ROUTER == "cascade"
+    assert isinstance(make_router(DEFAULT_ROUTER, tuple(docs)), DistilledRouter)  # the cascade is a distilled router
+    agent = GroundedUserAgent.from_task(load_task("builtin/dep-resolver"), level="L1", router="distilled")
     assert agent.router.name == "distilled"
 
 

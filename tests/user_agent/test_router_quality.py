@@ -4,12 +4,12 @@ The floors are the values measured when each router was last calibrated, a littl
 printed by benchmarks/router_quality.py (which also gives the leave-one-task-out figures). Measured at calibration
 (shipped constants fitted on the built-in tasks only, so every ICAE-sample figure is out of sample):
 
-* ``cascade`` (opt-in; its cross-encoder ensemble's models were each fitted without a third of the built-in
+* ``cascade`` (the default; its cross-encoder ensemble's models were each fitted without a third of the built-in
   tasks, so built-in figures are partly in sample, ICAE-sample ones out of sample): built-in 0.022, 0.825, 1.000;
   ICAE sample 0.040, 0.829, 0.980; leave-one-trigger-out built-in 0.833 / 0.916, ICAE sample 0.872 / 0.929. Its
   ICAE-sample floors are issue 15's targets;
-* ``distilled`` (the default, and the cascade's first stage): labelled questions, built-in tasks (in sample): false
-  task-specific reveal 0.029, paraphrase recall 0.726, off-topic fallback 0.996; ICAE sample: 0.056, 0.806, 0.970;
+* ``distilled`` (the cascade's first stage, the default before it): labelled questions, built-in tasks (in sample):
+  false task-specific reveal 0.029, paraphrase recall 0.726, off-topic fallback 0.996; ICAE sample: 0.056, 0.806, 0.970;
   leave-one-trigger-out: built-in top-1 0.808, hit@3 0.879; ICAE sample top-1 0.851, hit@3 0.878;
 * ``lexical``: built-in 0.036, 0.665, 0.996; ICAE sample 0.059, 0.764, 0.950; leave-one-trigger-out built-in
   0.753 / 0.822, ICAE sample 0.812 / 0.854.
