@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from icae_env.tasks import load_task
 from icae_env.user_agent import GroundedUserAgent, documents_for, make_router
 from icae_env.user_agent.cascade import CASCADE, CascadeGate, CascadeRouter, CascadeWeights, combine, in_band
 from icae_env.user_agent.cross_encoder import PATH_VARIABLE, SHIPPED_PATH, CrossEncoder, _load, record_text
-from icae_env.user_agent.distilled import DistilledRouter
+from icae_env.user_agent.distilled import DISTILLED_GATE, DistilledRouter
 from icae_env.user_agent.gate import DEFAULT_GATE
 from icae_env.user_agent.text import tokens
 
@@ -76,6 +77,7 @@ def test_it_is_the_default_ships_its_weights_and_names_missing_ones(docs, tmp_pa
 @needs_transformers
 def test_it_asks_the_cross_encoder_only_when_the_gate_is_unsure(docs, fitted):
     cascade, distilled = make_router("cascade", docs), DistilledRouter(docs)
+    joined = DistilledRouter(docs, gate=replace(DISTILLED_GATE, join=CASCADE.join))
     assert isinstance(cascade, CascadeRouter) and isinstance(cascade.gate, CascadeGate)
     asked = 0
     for question in QUESTIONS + [t for d in docs if d.is_task_specific for t in d.triggers]:
@@ -85,8 +87,8 @@ def test_it_asks_the_cross_encoder_only_when_the_gate_is_unsure(docs, fitted):
         specific = [q for i, q in zip(candidates, p, strict=True) if not cascade.gate._generic[i]]
         unsure = bool(specific) and CASCADE.low <= max(specific) < CASCADE.high
         assert cascade.gate.calls - before == int(unsure), question
-        if not unsure:  # the gate decides alone: the distilled router's reply
-            assert routed == [m.index for m in distilled.route(question)], question
+        if not unsure:  # the gate decides alone: the distilled router's reply, joined at the cascade's bar
+            assert routed == [m.index for m in joined.route(question)], question
         asked += unsure
     assert asked > 0
 
@@ -154,6 +156,14 @@ def test_bad_cascade_constants_are_refused():
         CascadeWeights(a=0.5, b=0.5, threshold=1.0, low=0.1, high=0.6)
     with pytest.raises(ArgumentError, match="low"):
         CascadeWeights(a=0.5, b=0.5, threshold=0.2, low=0.7, high=0.6)
+    with pytest.raises(ArgumentError, match="join"):
+        CascadeWeights(a=0.5, b=0.5, threshold=0.2, low=0.1, high=0.6, join=0.0)
+
+
+def test_the_reply_rule_joins_at_the_cascades_bar(docs):
+    router = make_router("cascade", docs)
+    assert router.gate.weights.join == CASCADE.join == 0.15 and DISTILLED_GATE.join == 0.05
+    assert router.gate.weights.threshold == DISTILLED_GATE.threshold  # the rest of the gate's rule stands
 
 
 def test_the_band_looks_at_task_specific_candidates_only():
