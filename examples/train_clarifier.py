@@ -156,7 +156,7 @@ class Args:
     Over seeds 0-5 with the lexical router, listwise with full feedback gained +21.8 held-out points (+20.4 on the
     ICAE sample) against +18.9 (+11.5) for the ridge bandit at 6000 episodes; the validation family preferred the
     bandit (75.0% against 72.9%), so this choice saw the held-out figures (see the README). With the distilled
-    router (the default since), on families certified with it too: +20.4 (+21.4)"""
+    router (the default before cascade), on families certified with it too: +20.4 (+21.4)"""
     temperature: float = 0.01
     """(listwise) temperature of the target softmax over the candidates' rewards (0.01: the best ones, ties shared)"""
     listwise_penalty: float = 0.03
