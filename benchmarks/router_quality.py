@@ -3,7 +3,9 @@
 Per router and corpus it prints, measured in this run: the false task-specific reveal rate on unanswerable labelled
 questions (FR, and per kind), recall on answerable hand-written paraphrases, the off-topic fallback rate (labelled
 off-topic questions), leave-one-trigger-out top-1 and hit@3 with its off-topic check, mean ids per answered reply,
-and the median and 90th-percentile routing latency of the labelled questions.
+the unasked reveals (task-specific records per answerable labelled question that the reply holds and the label does
+not list: what a reply gives away beyond the question), and the median and 90th-percentile routing latency of the
+labelled questions.
 
 Corpora: ``builtin`` (the twelve built-in tasks and ``benchmarks/data/router_eval_builtin.jsonl``) and ``icae-sample``
 (``../shared/icae-sample`` and ``router_eval_icae_sample.jsonl``). Routers: ``distilled`` (the lexical ranker and gate
@@ -23,9 +25,11 @@ against recall, top-1 and hit@3 at each threshold, the trade-off that the shippe
 Usage: python benchmarks/router_quality.py
        [--routers cascade,distilled,lexical,lexical-ungated,lexical-embedding,embedding]
        [--sample DIR]
-       [--data benchmarks/data] [--loto] [--curve] [--errors N] [--fit]
+       [--data benchmarks/data] [--loto] [--curve] [--joins] [--errors N] [--fit]
        [--llm-base-url URL --llm-model NAME [--llm-api-key KEY] [--llm-cache FILE]]
 
+``--joins`` sweeps the cascade's join bar (the bar at which the other task-specific candidates of an answered question
+join its reply): the shipped one is the smallest whose built-in unasked reveals are no more than ``distilled``'s.
 ``--fit`` refits the shipped constants of the fitted routers asked for on the built-in tasks
 (:func:`fit_default_router`), prints them and says whether they equal the shipped ones. Run from the repository
 root with ``PYTHONPATH=.``.
@@ -43,6 +47,7 @@ from typing import Any
 from icae_env.tasks import list_tasks, load_icae_bench
 from icae_env.tasks.models import UserAgentData
 from icae_env.user_agent.base import Document, Router
+from icae_env.user_agent.cascade import CASCADE, CascadeRouter, CascadeWeights
 from icae_env.user_agent.distilled import DistilledRouter
 from icae_env.user_agent.evaluation import (
     LEVELS,
@@ -62,7 +67,7 @@ from icae_env.user_agent.static_encoder import default_encoder
 Factory = Callable[[Sequence[Document]], Router]
 HEADER = (
     f"{'corpus':12} {'router':15} {'FR':>6} {'recall':>6} {'offtop':>6} {'top1':>6} {'hit@3':>6} {'ids/ans':>7} "
-    f"{'ms p50':>6} {'ms p90':>6}  FR by kind"
+    f"{'unask':>6} {'ms p50':>6} {'ms p90':>6}  FR by kind"
 )
 
 
@@ -103,14 +108,14 @@ def report(corpus: str, name: str, labels: list[LabelledQuestion], data: LabelDa
     kinds = " ".join(f"{k}={r:.3f}/{n}" for k, (n, r) in quality.false_reveal_by_kind.items())
     print(
         f"{corpus:12} {name:15} {quality.false_reveal:6.3f} {quality.recall:6.3f} {quality.off_topic_fallback:6.3f} "
-        f"{trig.top1:6.3f} {trig.hit_at_3:6.3f} {quality.ids_per_answer:7.2f} {quality.median_ms:6.3f} "
-        f"{quality.p90_ms:6.3f}  {kinds}",
+        f"{trig.top1:6.3f} {trig.hit_at_3:6.3f} {quality.ids_per_answer:7.2f} "
+        f"{quality.unasked_reveals:6.3f} {quality.median_ms:6.3f} {quality.p90_ms:6.3f}  {kinds}",
         flush=True,
     )
     print(
-        f"{'':28} n: {quality.unanswerable} unanswerable, {quality.paraphrases} paraphrases, {quality.off_topic} "
-        f"off-topic, {trig.questions} trigger questions (trigger off-topic fallback {trig.off_topic_fallback:.3f}, "
-        f"trigger median {trig.median_ms:.3f} ms)"
+        f"{'':28} n: {quality.unanswerable} unanswerable, {quality.paraphrases} paraphrases, {quality.answerable} "
+        f"answerable, {quality.off_topic} off-topic, {trig.questions} trigger questions (trigger off-topic fallback "
+        f"{trig.off_topic_fallback:.3f}, trigger median {trig.median_ms:.3f} ms)"
     )
     for error in quality.errors[:errors]:
         print("   error", error)
@@ -162,6 +167,27 @@ def curve(router: str, corpora: dict[str, Any], data: LabelData) -> None:
             report(corpus, f"@{threshold}", labels, data, levels, constant(build), 0)
 
 
+#: The cascade join bars ``--joins`` tries.
+JOINS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
+
+
+def joins(corpora: dict[str, Any], data: LabelData) -> None:
+    """Print the cascade's rows with each join bar of :data:`JOINS` (its other constants as shipped).
+
+    The shipped bar (:data:`~icae_env.user_agent.cascade.CASCADE`) is the smallest whose built-in unasked reveals are
+    no more than ``distilled``'s.
+    """
+    print(f"\njoin bar (cascade: the other constants as shipped; shipped {CASCADE.join}):")
+    for join in JOINS:
+        cascade = replace(CASCADE, join=join)
+
+        def build(docs: Sequence[Document], cascade: CascadeWeights = cascade) -> Router:
+            return CascadeRouter(docs, cascade=cascade)
+
+        for corpus, (labels, levels) in corpora.items():
+            report(corpus, f"join@{join}", labels, data, levels, constant(build), 0)
+
+
 def refit(labels: list[LabelledQuestion], router: str) -> None:
     fit = fit_default_router(labels, router_class=FITTED[router])
     print(f"refitted {router} constants (built-in tasks only):\n  weights {fit.weights}\n  gate {fit.gate}")
@@ -201,6 +227,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--data", default=str(Path(__file__).resolve().parent / "data"))
     parser.add_argument("--loto", action="store_true", help="leave-one-task-out figures (fitted routers)")
     parser.add_argument("--curve", action="store_true", help="sweep the gate threshold (fitted routers)")
+    parser.add_argument("--joins", action="store_true", help="sweep the cascade's join bar")
     parser.add_argument("--errors", type=int, default=0, help="print this many wrong replies per row")
     parser.add_argument("--fit", action="store_true", help="refit the fitted routers' constants and compare")
     parser.add_argument("--llm-base-url", help="OpenAI-compatible endpoint base, e.g. http://127.0.0.1:8000/v1")
@@ -238,6 +265,8 @@ def main() -> None:
         encoding_cost([q.question for labels, _ in corpora.values() for q in labels])
     for router in fitted if args.curve else []:
         curve(router, corpora, data)
+    if args.joins:
+        joins(corpora, data)
     for router in fitted if args.loto else []:
         print(f"\nleave-one-task-out ({router} fitted on the other eleven built-in tasks and their labels):")
         labels, levels = corpora["builtin"]

@@ -14,6 +14,8 @@ records (``[]``: the fallback is right); an optional ``note`` explains a label. 
   three documents) holds a task-specific record;
 * recall on answerable paraphrases (``of`` among ``records``): the share whose reply holds ``of``;
 * the off-topic fallback rate: the share of ``off_topic`` questions that get no document;
+* unasked reveals: the task-specific records per answerable question (one whose ``records`` holds a task-specific
+  id) that its reply holds and its label does not list, the records a reply gives away beyond the question;
 * median and 90th-percentile routing latency.
 """
 
@@ -174,6 +176,9 @@ class LabelledQuality:
         off_topic_fallback: Share of off-topic questions that get the fallback.
         false_reveal_by_kind: ``kind -> (unanswerable questions, false reveal rate)``.
         ids_per_answer: Mean documents per answered reply.
+        answerable: Answerable questions (``records`` holds a task-specific id).
+        unasked_reveals: Task-specific records per answerable question that its reply holds and its label does
+            not list.
         median_ms: Median routing time per question.
         p90_ms: 90th-percentile routing time.
         errors: ``(task level, kind, question, labelled records, reply ids)`` of each wrong reply: a false reveal,
@@ -189,6 +194,8 @@ class LabelledQuality:
     off_topic_fallback: float
     false_reveal_by_kind: dict[str, tuple[int, float]]
     ids_per_answer: float
+    answerable: int
+    unasked_reveals: float
     median_ms: float
     p90_ms: float
     errors: tuple[tuple[str, str, str, tuple[str, ...], tuple[str, ...]], ...] = ()
@@ -211,6 +218,8 @@ class _Tally:
     off_fallback: int = 0
     answered: int = 0
     ids: int = 0
+    answerable: int = 0
+    unasked: int = 0
 
     def __post_init__(self) -> None:
         self.by_kind: dict[str, list[int]] = {k: [0, 0] for k in KINDS}
@@ -229,6 +238,9 @@ class _Tally:
             self.by_kind[label.kind][0] += 1
             self.by_kind[label.kind][1] += revealed
             wrong = revealed
+        else:
+            self.answerable += 1
+            self.unasked += len(specific.intersection(reply).difference(label.records))
         if label.is_paraphrase:
             self.paraphrases += 1
             self.recalled += label.of in reply
@@ -251,6 +263,8 @@ class _Tally:
             off_topic_fallback=_rate(self.off_fallback, self.off_topic),
             false_reveal_by_kind={k: (n, _rate(r, n)) for k, (n, r) in self.by_kind.items() if n},
             ids_per_answer=_rate(self.ids, self.answered),
+            answerable=self.answerable,
+            unasked_reveals=_rate(self.unasked, self.answerable),
             median_ms=1000 * statistics.median(self.latencies) if self.latencies else 0.0,
             p90_ms=1000 * quantile(self.latencies, 0.9),
             errors=tuple(self.errors),

@@ -70,7 +70,7 @@ def test_load_labels_and_problems(labels, tmp_path):
 def test_metrics_count_exactly(labels):
     data = LabelData()
     answers = {
-        FIXTURE[0]["question"]: ("C004", "HARNESS001"),  # recalled
+        FIXTURE[0]["question"]: ("C004", "HARNESS001", "C001", "C002"),  # recalled; C001 unasked, C002 past 3 points
         FIXTURE[1]["question"]: ("C004",),  # missed
         FIXTURE[2]["question"]: ("C002",),  # a false task-specific reveal
         FIXTURE[3]["question"]: ("ARCH001",),  # generic record: not a task-specific reveal
@@ -81,7 +81,10 @@ def test_metrics_count_exactly(labels):
     assert quality.false_reveal == pytest.approx(1 / 4) and quality.recall == pytest.approx(1 / 2)
     assert quality.off_topic_fallback == pytest.approx(1 / 2)
     assert quality.false_reveal_by_kind == {"cross_task": (1, 1.0), "generic": (1, 0.0), "off_topic": (2, 0.0)}
-    assert quality.ids_per_answer == pytest.approx(6 / 5) and quality.p90_ms >= quality.median_ms >= 0
+    assert quality.ids_per_answer == pytest.approx(7 / 5) and quality.p90_ms >= quality.median_ms >= 0
+    # task-specific records the labels do not list, per answerable question: C001 (not C002, past the reply's three
+    # points; nor HARNESS001, a generic record), and C004 for the missed paraphrase
+    assert (quality.answerable, quality.unasked_reveals) == (2, pytest.approx(2 / 2))
     assert [e[2] for e in quality.errors] == [FIXTURE[i]["question"] for i in (1, 2, 4)]
 
 
