@@ -166,6 +166,29 @@ def _example():
     return train_clarifier
 
 
+def test_the_split_keeps_a_validation_family_out_and_a_fold_holds_one_family_out_for_cross_validation():
+    from icae_env.families import family_names, get_family
+
+    example = _example()
+    held = {f for f in family_names() if get_family(f).held_out}
+    rest = {f for f in family_names() if f not in held}
+    training, validation, evaluated = example._split(example.Args(train_tasks=1, eval_tasks=1))
+    check = max(rest)  # "auto": the last family by name
+    assert {n.split("/")[1] for n in training} == rest - {check}
+    assert len(validation) == 1 and validation[0].startswith(f"gen/{check}/train/")
+    training, validation, _ = example._split(example.Args(train_tasks=1, eval_tasks=1, validation=""))
+    assert {n.split("/")[1] for n in training} == rest and not validation
+    assert {n.split("/")[1] for n in evaluated} == held and all("/test/" in n for n in evaluated)
+    fold = example.Args(fold="csv-validator", train_tasks=1, eval_tasks=2, icae_sample=str(SAMPLE))
+    training, validation, evaluated = example._split(fold)
+    assert {n.split("/")[1] for n in training} == rest - {"csv-validator"} and not validation
+    assert len(evaluated) == 2 and all(n.startswith("gen/csv-validator/train/") for n in evaluated)
+    assert example._sample_jobs(fold, ["L1"]) == []  # the ICAE sample stays unseen in a fold
+    for name in ("log-summary", "no-such-family"):
+        with pytest.raises(ValueError, match="fold must be one of"):
+            example._split(example.Args(fold=name))
+
+
 def test_the_untrained_policy_is_uniform_and_features_are_standardised_over_the_candidates_left():
     example = _example()
     policy = example.Policy(terms=10)
