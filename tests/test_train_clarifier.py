@@ -207,9 +207,15 @@ def test_the_untrained_policy_is_uniform_and_features_are_standardised_over_the_
     assert picks[0] == 0 and picks[left].min() > 0.6 * picks[left].mean()  # uniform over what is left
     policy.theta[-1] = 1.0  # a constant value: still all tied
     assert policy.act(phi, left, rng) != 0
-    policy.theta[policy.n_generic - 1] = 5.0  # the last generic question is now worth the most
-    assert policy.act(phi, left, rng) == policy.n_generic - 1
-    assert {policy.act(phi, left, rng, epsilon=1.0) for _ in range(200)} != {policy.n_generic - 1}
+    assert policy.n_indicators == 0 and policy.n_static == len(example.STATIC)  # no per-type indicators by default
+    indicated = example.Policy(terms=10, indicators=True)
+    raw = indicated.static_features(candidates)
+    assert indicated.n_indicators == example.N_TYPES - 1  # one per generic question and term template
+    assert (raw[:, : indicated.n_indicators].sum(1) == (candidates.types < example.N_TYPES - 1)).all()
+    phi = indicated.features(raw, left)
+    indicated.theta[indicated.n_generic - 1] = 5.0  # the last generic question is now worth the most
+    assert indicated.act(phi, left, rng) == indicated.n_generic - 1
+    assert {indicated.act(phi, left, rng, epsilon=1.0) for _ in range(200)} != {indicated.n_generic - 1}
 
 
 def test_ridge_value_recovers_a_linear_reward_and_shrinks_with_the_penalty():
@@ -256,11 +262,13 @@ def test_a_penalty_scale_shrinks_only_the_weights_it_names():
     expected = np.linalg.solve(scaled.gram + 200.0 * np.diag(scale), scaled.target)
     assert scaled.fit() == pytest.approx(expected)
     assert abs(scaled.fit()[2] - 2.0) < 0.5 * abs(plain.fit()[2] - 2.0)  # the lightly penalised weight is freer
-    policy = example.Policy(terms=2)
+    policy = example.Policy(terms=2, indicators=True)
     multipliers = policy.penalty_scale(static=0.3, dynamic=2.0)
     assert multipliers.shape == policy.theta.shape and multipliers[-1] == 1.0
     assert multipliers[0] == 1.0 and multipliers[policy.n_static - 1] == 0.3 and multipliers[policy.n_raw] == 1.0
     assert multipliers[policy.n_static] == 2.0 and multipliers[policy.n_raw + policy.n_static] == 2.0
+    plain_policy = example.Policy(terms=2)  # no indicators: the static features come first
+    assert plain_policy.penalty_scale(static=0.3, dynamic=2.0)[[0, plain_policy.n_raw]].tolist() == [0.3, 0.3]
     for bad in (np.array([1.0, 0.0, 1.0]), np.array([1.0, np.inf, 1.0]), np.ones(2)):
         with pytest.raises(ValueError, match="the penalty scale must be 3 finite numbers > 0"):
             example.RidgeValue(3, 1.0, scale=bad)
@@ -319,9 +327,51 @@ def test_type_stats_learn_yields_overlaps_and_yields_after_a_fallback_and_shrink
         setattr(shrunk, f"{name}_counts", getattr(stats, f"{name}_counts"))
     assert shrunk.snapshot().yields[3] == pytest.approx((2 + 3 * 7 / 5) / 4)  # pulled towards the mean, 7/5
     assert example.TypeStats().snapshot().yields.tolist() == [0.0] * example.N_TYPES
+    first, second = example.TypeStats(prior=0.0), example.TypeStats(prior=0.0)
+    first.add([], (3, -1), {"C1", "C2"})
+    second.add([(3, -1, {"C1", "C2"})], (2, -1), {"C1"})
+    second.add([(3, -1, {"C1"})], (2, -1), {"C1", "C3"})
+    second.add([(0, -1, None)], (2, -1), None)
+    second.add([(g, 4, {"C5"})], (g + 1, 4), {"C5", "C6"})
+    pooled = example.TypeStats.pooled([first, second], prior=0.0).snapshot()  # the same questions, in two parts
+    for name in ("yields", "overlap", "yields_after"):
+        assert np.allclose(getattr(pooled, name), getattr(learned, name)), name
+    assert first.yield_counts.sum() == 1 and not example.TypeStats.pooled([]).snapshot().yields.any()
     for bad in (-1.0, float("nan")):
         with pytest.raises(ValueError, match="prior must be a finite number >= 0, got"):
             example.TypeStats(prior=bad)
+
+
+def test_training_episodes_act_on_what_the_other_families_taught(monkeypatch):
+    example = _example()
+    tallies: dict[str, object] = {}  # per group, the TypeStats the trainer passes
+    seen = []  # (group, learned it acted on, what the other groups' tallies say now, what all say now)
+
+    def spy(env, policy, rng, job, seed, epsilon=0.0, data=None, stats=None, mirror=None, learned=None):
+        if stats is not None:
+            group = example.group_of(job[0])
+            tallies[group] = stats
+            others = example.TypeStats.pooled([t for h, t in tallies.items() if h != group]).snapshot()
+            everyone = example.TypeStats.pooled(list(tallies.values())).snapshot()
+            seen.append((group, learned, others, everyone))
+        return run(env, policy, rng, job, seed, epsilon, data, stats, mirror, learned=learned)
+
+    run = example.run_episode
+    monkeypatch.setattr(example, "run_episode", spy)
+    args = dict(suite="builtin", episodes=24, refit_every=8, eval_every=24, eval_episodes=1, icae_sample="",
+                held_out="builtin/unidiff", levels="L1")  # fmt: skip
+    example.train(example.Args(**args))
+    assert len(seen) == 24 and all(learned is None for _, learned, _, _ in seen[:8])  # nothing learned yet
+    checked = 0
+    for _, learned, others, everyone in (seen[8], seen[16]):  # right after a refit: the tallies it read
+        if learned is not None:  # (None: the group's first episode; nothing of its own to leave out)
+            assert np.allclose(learned.yields, others.yields) and not np.allclose(learned.yields, everyone.yields)
+            checked += 1
+    assert checked and sum(learned is not None for _, learned, _, _ in seen[8:]) >= 8
+    pooled = []
+    monkeypatch.setattr(example, "run_episode", lambda *a, **k: pooled.append(k.get("learned", "eval")) or run(*a, **k))
+    example.train(example.Args(**args, cross_fit=0))
+    assert pooled.count(None) == 24  # without cross-fitting: every training episode acts on the pooled knowledge
 
 
 def test_the_history_reads_what_the_training_tasks_taught_about_the_types_asked():
