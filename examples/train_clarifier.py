@@ -836,6 +836,9 @@ def train(args: Args) -> Result:
     levels = args.levels.split(",")
     env = ClarifyEnv(task=training + validation + held_out, budget=args.budget, question_cost=args.question_cost,
                      router=args.router)  # fmt: skip
+    for name in ("cross_fit", "indicators"):
+        if getattr(args, name) not in (0, 1):
+            raise ValueError(f"{name} must be 0 or 1, got {getattr(args, name)!r}")
     policy, rng = Policy(args.terms, indicators=bool(args.indicators)), np.random.default_rng(args.seed)
     scale = policy.penalty_scale(args.static_penalty, args.dynamic_penalty)
     if args.feedback not in ("bandit", "full"):
@@ -923,7 +926,7 @@ def main() -> None:
     args = Args(**vars(parser.parse_args()))
     try:
         result = train(args)
-    except ValueError as exc:  # a bad --suite, --validation, --fold or --held_out
+    except ValueError as exc:  # a bad --suite, --validation, --fold, --held_out, --cross_fit or --indicators
         parser.error(str(exc))
     before, after = result.curve[0][1], float(np.mean([last for _, last in result.groups.values()]))
     measured = f"fold family {args.fold}" if args.fold else "held-out"

@@ -433,6 +433,9 @@ def test_full_feedback_adds_every_candidate_left_and_rejects_an_unknown_mode():
     assert example.train(example.Args(**args, feedback="full")).curve[-1][0] == 2
     with pytest.raises(ValueError, match="feedback"):
         example.train(example.Args(**args, feedback="oracle"))
+    for name in ("cross_fit", "indicators"):  # flags: 0 or 1, nothing else
+        with pytest.raises(ValueError, match=f"{name} must be 0 or 1, got 2"):
+            example.train(example.Args(**args, **{name: 2}))
 
 
 def test_listwise_value_ranks_the_best_candidate_of_each_turn_first():
