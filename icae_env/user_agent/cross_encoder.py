@@ -24,11 +24,13 @@ as float32 (about 140 MB).
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import tempfile
 import zipfile
 import zlib
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -36,13 +38,14 @@ from typing import Any
 
 import numpy as np
 
-from icae_env.errors import ModelWeightsMissing, TaskValidationError
+from icae_env.errors import ConfigError, ModelWeightsMissing, TaskValidationError
 from icae_env.user_agent.base import Document, routable_response
 from icae_env.user_agent.logit_store import LogitStore, file_digest
 from icae_env.user_agent.wordpiece import WordPiece
 
 __all__ = [
     "CrossEncoder",
+    "blas_threads",
     "cross_encoder_path",
     "default_cross_encoder",
     "load_cross_encoder",
@@ -54,6 +57,8 @@ __all__ = [
 SHIPPED_PATH = Path(__file__).with_name("cross_encoder.npz")
 #: The environment variable naming another weights file.
 PATH_VARIABLE = "ICAE_ENV_CROSS_ENCODER"
+#: The environment variable giving the BLAS threads of the forward passes (:func:`blas_threads`).
+THREADS_VARIABLE = "ICAE_ENV_BLAS_THREADS"
 _REMEMBERED = 200_000  # logits remembered per model (about 40 MB at most); then forgotten all at once
 #: How much of a record's response the model reads (after its triggers).
 RESPONSE_CHARS = 700
@@ -178,7 +183,8 @@ class CrossEncoder:
             missing = [r for r in missing if r not in found]
         if missing:
             q = self.tokenizer.encode(question)
-            computed = {r: self._logit(q, r) for r in missing}
+            with _blas_limit():
+                computed = {r: self._logit(q, r) for r in missing}
             if self.store is not None:
                 self.store.put(question, computed)
             found |= computed
@@ -222,6 +228,38 @@ class CrossEncoder:
         inner = _gelu(flat @ w + b)
         w, b = matrices["output.dense"]
         return _layer_norm(flat + inner @ w + b, *norms["output.LayerNorm"]).reshape(batch, width, hidden)
+
+
+def blas_threads() -> int | None:
+    """The BLAS threads a forward pass may use: ``$ICAE_ENV_BLAS_THREADS``, else 1 in a worker process, else all.
+
+    Each worker of an ``AsyncVectorEnv`` (or any ``multiprocessing`` child) would otherwise start as many BLAS threads
+    as there are cores, and on a machine with as many workers as cores they spin against each other: on 2 cores, two
+    worker processes computed 12-14 logits a second in all with 2 threads each and 48-49 with 1
+    (``benchmarks/blas_workers.py``). A single process keeps every thread (35 a second against 23 with 1).
+
+    Returns:
+        The thread limit, or None for BLAS's own (the main process, without the variable).
+
+    Raises:
+        ConfigError: naming the variable when it is set to anything but a whole number >= 1.
+    """
+    value = os.environ.get(THREADS_VARIABLE, "").strip()
+    if not value:
+        return 1 if multiprocessing.parent_process() is not None else None
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigError(f"{THREADS_VARIABLE} must be a whole number >= 1, got {value!r}")
+    return int(value)
+
+
+def _blas_limit() -> AbstractContextManager[object]:
+    """Limit BLAS to :func:`blas_threads` for the ``with`` block (nothing to limit: a no-op)."""
+    threads = blas_threads()
+    if threads is None:
+        return nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=threads, user_api="blas")
 
 
 @dataclass(frozen=True)

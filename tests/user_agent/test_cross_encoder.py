@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from tiny_cross_encoder import hf_tokenizer, needs_transformers, tiny_model, write_tiny
 
-from icae_env.errors import ModelWeightsMissing, TaskValidationError
+from icae_env.errors import ConfigError, ModelWeightsMissing, TaskValidationError
 from icae_env.tasks import list_tasks, load_task
 from icae_env.user_agent import documents_for
 from icae_env.user_agent.cross_encoder import (
     PATH_VARIABLE,
     SHIPPED_PATH,
+    THREADS_VARIABLE,
     CrossEncoder,
+    blas_threads,
     cross_encoder_path,
     default_cross_encoder,
     record_text,
@@ -238,3 +242,49 @@ def test_the_fit_command_refuses_bad_arguments_before_fitting(argv, message, cap
     with pytest.raises(SystemExit) as exit_:
         main(argv)
     assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def _child_threads(queue: Any) -> None:
+    """In a worker process: the limit, and BLAS's threads inside a forward pass's limit."""
+    from threadpoolctl import threadpool_info
+
+    from icae_env.user_agent.cross_encoder import _blas_limit
+
+    with _blas_limit():
+        inside = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    queue.put((blas_threads(), inside))
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_worker_processes_run_blas_on_one_thread(method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(THREADS_VARIABLE, raising=False)
+    assert blas_threads() is None  # the main process keeps BLAS's own threads
+    context = multiprocessing.get_context(method)
+    queue = context.Queue()
+    process = context.Process(target=_child_threads, args=(queue,))
+    process.start()
+    limit, inside = queue.get(timeout=120)
+    process.join(timeout=60)
+    assert limit == 1
+    assert inside and set(inside) == {1}
+
+
+def test_blas_threads_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(THREADS_VARIABLE, "3")
+    assert blas_threads() == 3
+    for bad in ("0", "-1", "two", "1.5"):
+        monkeypatch.setenv(THREADS_VARIABLE, bad)
+        with pytest.raises(ConfigError, match=THREADS_VARIABLE):
+            blas_threads()
+
+
+def test_logits_do_not_depend_on_the_thread_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    encoder = CrossEncoder.load(SHIPPED_PATH)
+    encoder.store = None
+    records = ["Requests beyond a burst are refused with a retry time.", "The output is one line per key."]
+    monkeypatch.delenv(THREADS_VARIABLE, raising=False)
+    free = encoder.logits("what if the burst is exceeded?", records)
+    encoder._logits.clear()
+    monkeypatch.setenv(THREADS_VARIABLE, "1")
+    limited = encoder.logits("what if the burst is exceeded?", records)
+    assert np.array_equal(free, limited)
