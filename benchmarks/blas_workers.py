@@ -45,7 +45,7 @@ def workers(count: int, seconds: float, threads: str) -> tuple[float, int | None
         processes = [context.Process(target=_worker, args=(seconds, f"{threads}-{k}", queue)) for k in range(count)]
         for process in processes:
             process.start()
-        results = [queue.get() for _ in processes]
+        results = [queue.get(timeout=seconds + 300) for _ in processes]  # a dead worker ends the run
         for process in processes:
             process.join()
     finally:
