@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -192,6 +196,31 @@ def sample_keys(plan: Plan, kinds: tuple[str, ...], per_feature: int, seed: str)
         for kind in kinds
         for _ in range(per_feature)
     }
+
+
+def assert_edge_inputs_differ(left: Plan, right: Plan, per_feature: int) -> None:
+    """No malformed or boundary input sampled for ``left`` repeats among those of ``right`` (drawn content)."""
+    kinds = ("malformed", "boundary")
+    assert not sample_keys(left, kinds, per_feature, "left") & sample_keys(right, kinds, per_feature, "right")
+
+
+_DIGEST = (
+    "import hashlib, json, sys; from icae_env.families import generate; "
+    "files = generate(sys.argv[1], sys.argv[2], int(sys.argv[3])).files; "
+    "print(hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest())"
+)
+
+
+def assert_hash_seed_independent(family: str, split: str, index: int) -> None:
+    """A pack generated in processes with different hash seeds equals this process's (no set order leaks in)."""
+    digests = set()
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        command = [sys.executable, "-c", _DIGEST, family, split, str(index)]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+        digests.add(done.stdout.strip())
+    files = generate(family, split, index).files
+    assert digests == {hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()}
 
 
 def assert_deterministic(family: str, split: str, index: int) -> None:

@@ -8,6 +8,7 @@ from family_properties import (
     assert_deterministic,
     assert_distinct_keys,
     assert_few_certify,
+    assert_hash_seed_independent,
     assert_splits_apart,
     python_outputs,
     sample_keys,
@@ -149,6 +150,11 @@ def test_every_sampled_request_names_its_file_in_the_report():
 
 def test_generation_is_deterministic():
     assert_deterministic(FAMILY, "train", 3)
+
+
+def test_generation_does_not_depend_on_the_hash_seed():
+    """A pack written by one process must equal what ``tasks validate`` regenerates in another (no set order)."""
+    assert_hash_seed_independent(FAMILY, "train", 5)
 
 
 def test_a_few_tasks_certify_and_share_no_hidden_case_across_splits():

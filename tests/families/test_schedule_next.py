@@ -5,21 +5,16 @@ The expected fire times below were worked out by hand (weekdays checked against 
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 from family_blocks import check_spec
 from family_properties import (
     assert_deterministic,
     assert_distinct_keys,
+    assert_edge_inputs_differ,
     assert_few_certify,
+    assert_hash_seed_independent,
     assert_splits_apart,
     python_outputs,
-    sample_keys,
     sampled_inputs,
     split_batch_tests,
 )
@@ -172,22 +167,9 @@ def test_generation_is_deterministic():
     assert_deterministic(FAMILY, "train", 3)
 
 
-_DIGEST = (
-    "import hashlib, json; from icae_env.families import generate; "
-    "files = generate('schedule-next', 'train', 5).files; "
-    "print(hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest())"
-)
-
-
 def test_generation_does_not_depend_on_the_hash_seed():
     """A pack written by one process must equal what ``tasks validate`` regenerates in another (no set order)."""
-    digests = set()
-    for seed in ("1", "2"):
-        env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run([sys.executable, "-c", _DIGEST], env=env, capture_output=True, text=True, check=True)
-        digests.add(done.stdout.strip())
-    files = generate(FAMILY, "train", 5).files
-    assert digests == {hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()}
+    assert_hash_seed_independent(FAMILY, "train", 5)
 
 
 def test_a_few_tasks_certify_and_share_no_hidden_case_across_splits():
@@ -197,10 +179,8 @@ def test_a_few_tasks_certify_and_share_no_hidden_case_across_splits():
 def test_malformed_and_boundary_inputs_carry_drawn_content():
     """No malformed or boundary input of one task repeats in another."""
     family = get_family(FAMILY)
-    left = plan_task(family, "train", 0, Knobs(features=len(family.features)))
-    right = plan_task(family, "test", 0, Knobs(features=len(family.features)))
-    kinds = ("malformed", "boundary")
-    assert not sample_keys(left, kinds, 100, "left") & sample_keys(right, kinds, 100, "right")
+    knobs = Knobs(features=len(family.features))
+    assert_edge_inputs_differ(plan_task(family, "train", 0, knobs), plan_task(family, "test", 0, knobs), 100)
 
 
 def test_a_thousand_training_tasks_behave_differently():
