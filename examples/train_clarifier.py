@@ -5,8 +5,8 @@ that is not held out train the policy; the first ``eval_tasks`` test-split tasks
 (``icae-env tasks families``) measure it, and so does the ICAE-Bench sample (``--icae_sample``, when present), whose
 tasks no family resembles. ``--suite builtin`` trains on the built-in tasks but ``--held_out`` instead.
 ``--fold FAMILY`` cross-validates on the families that are not held out (train on the others, evaluate on it), a
-development measure that never sees the held-out families or the sample (what its seven folds preferred, and how
-that fared on them, is in ``listwise_penalty`` below).
+development measure that never sees the held-out families or the sample (what the folds of the seven older families
+preferred, and how that fared on them, is in ``listwise_penalty`` below).
 
 The actions of an episode are the PRD's candidate questions (``baselines.heuristic_clarifier``: generic
 requirement questions, templates filled with the PRD's salient terms, and questions about each PRD sentence). The
@@ -184,7 +184,8 @@ class Args:
     ``--validation ""`` gained +8.0, +11.2, +14.7, +12.3 on the held-out families (seeds 0-3, mean +11.6: less than
     the defaults' last weights, +14.3) and +13.9 on the ICAE sample (against +18.5), so the folds do not predict
     transfer to them and the default stays. These figures are of the design before cross-fitting (``--cross_fit 0
-    --indicators 1``); with the present defaults the folds gained +15.9 with 0.03, +14.2 with 0.3 and +14.3 with 1"""
+    --indicators 1``); with the present defaults the folds gained +15.9 with 0.03, +14.2 with 0.3 and +14.3 with 1
+    (before cart-pricing, grade-book and timesheet-pay trained; with them, +13.5 with 0.03)"""
     cross_fit: int = 1
     """1: a training episode on a family acts on what the other families taught about question types (the
     ``learned`` features, :class:`TypeStats`), as a held-out family's episode does, so their weights are fitted to

@@ -132,6 +132,9 @@ FAMILIES: dict[str, str] = {
     "retry-schedule": "icae_env.families.catalog.retry_schedule:RetrySchedule",
     "log-summary": "icae_env.families.catalog.log_summary:LogSummary",
     "schedule-next": "icae_env.families.catalog.schedule_next:ScheduleNext",
+    "cart-pricing": "icae_env.families.catalog.cart_pricing:CartPricing",
+    "timesheet-pay": "icae_env.families.catalog.timesheet_pay:TimesheetPay",
+    "grade-book": "icae_env.families.catalog.grade_book:GradeBook",
 }
 
 AGENTS: dict[str, str] = {
