@@ -232,8 +232,9 @@ class CartPricing(Family):
             line["qty"], last = qty, _cents(line["price"]) * qty
             lines.append(line)
         subtotal = sum(_cents(line["price"]) * line["qty"] for line in lines)
-        data.update(lines=lines, tax_rate=rng.choice(TAX_RATES))
-        code = rng.choice(pools["percent_codes"] + pools["amount_codes"])
+        data.update(lines=lines, tax_rate=0)  # no tax and whole-cent discounts: rounding and the tax base stay open
+        exact = [c for c in pools["percent_codes"] if subtotal * _coupon(c, True)["percent"] % 100 == 0]
+        code = rng.choice(exact + list(pools["amount_codes"]))
         data["coupons"] = [_coupon(code, code in pools["percent_codes"])]
         data["codes"] = [code] if data["op"] == "coupons" else []
         far = lambda: _amount(subtotal + rng.choice((-1, 1) if subtotal > 5000 else (1,)) * rng.randint(1000, 5000))  # noqa: E731

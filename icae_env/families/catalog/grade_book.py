@@ -110,8 +110,10 @@ class GradeBook(Family):
 
     def _public_grades(self, plan: Plan, rng: random.Random, op: str, grades: list[int]) -> dict[str, Any]:
         data = self._frame(plan, rng, op, (1, 1))
-        names = rng.sample(plan.skin.pools["names"], len(grades))
-        data["students"] = [self._uniform(n, data, g) for n, g in zip(names, grades, strict=True)]
+        # request order = name order = grade order, so the line order stays open
+        names = sorted(rng.sample(plan.skin.pools["names"], len(grades)))
+        ranked = sorted(grades, reverse=True)
+        data["students"] = [self._uniform(n, data, g) for n, g in zip(names, ranked, strict=True)]
         return data
 
     # --- features ----------------------------------------------------------------------------------------------
