@@ -40,11 +40,17 @@ _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
+    """Raise SystemExit once; SIGTERM's default action is back, so a second SIGTERM ends the process.
+
+    Code that swallows the exit (a test runner failing the running test, a broad ``except BaseException``) would
+    otherwise keep the process alive through any number of SIGTERMs.
+    """
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     raise SystemExit(128 + signum)
 
 
 def _install_sigterm_handler() -> None:
-    """Turn SIGTERM into SystemExit (so ``finally`` blocks and exit handlers remove containers).
+    """Turn the first SIGTERM into SystemExit (so ``finally`` blocks and exit handlers remove containers).
 
     Only when SIGTERM still has its default action and we are in the main thread; a handler the application
     installed is left alone.

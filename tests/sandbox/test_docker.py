@@ -115,6 +115,34 @@ def test_sigterm_and_sigint_remove_containers(signum):
     assert _labelled_containers(owner=proc.pid) == []
 
 
+SWALLOWING_RUNNER = RUNNER.replace(
+    'env.step({"tool": "bash", "command": "sleep 300"})',
+    """try:
+    env.step({"tool": "bash", "command": "sleep 300"})
+except SystemExit:  # as a test runner does: the exit fails one test, and the session goes on
+    env.close()
+    print("swallowed", flush=True)
+while True:  # and every later one too
+    try:
+        __import__("time").sleep(300)
+    except SystemExit:
+        pass""",
+)
+
+
+def test_second_sigterm_ends_a_process_that_swallowed_the_first():
+    proc = subprocess.Popen([sys.executable, "-c", SWALLOWING_RUNNER], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.stdout.readline().strip() == "swallowed"
+        assert _labelled_containers(owner=proc.pid) == []
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == -signal.SIGTERM  # SIGTERM's default action, not another SystemExit
+    finally:
+        proc.kill()
+
+
 @pytest.mark.slow
 def test_reap_after_sigkilled_runners():
     pids = []
