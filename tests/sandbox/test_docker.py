@@ -115,9 +115,13 @@ def test_sigterm_and_sigint_remove_containers(signum):
     assert _labelled_containers(owner=proc.pid) == []
 
 
-SWALLOWING_RUNNER = RUNNER.replace(
-    'env.step({"tool": "bash", "command": "sleep 300"})',
-    """try:
+SWALLOWING_RUNNER = """
+import icae_env
+env = icae_env.make("icae/ProjectBuild-v0", task="builtin/config-lint", sandbox="docker")
+env.reset(seed=0)
+env.step({"tool": "bash", "command": "echo started"})
+try:  # "ready" is printed inside: a SIGTERM right after it must not end the process
+    print("ready", flush=True)
     env.step({"tool": "bash", "command": "sleep 300"})
 except SystemExit:  # as a test runner does: the exit fails one test, and the session goes on
     env.close()
@@ -126,8 +130,8 @@ while True:  # and every later one too
     try:
         __import__("time").sleep(300)
     except SystemExit:
-        pass""",
-)
+        pass
+"""
 
 
 def test_second_sigterm_ends_a_process_that_swallowed_the_first():
