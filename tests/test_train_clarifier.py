@@ -208,7 +208,16 @@ def test_the_untrained_policy_is_uniform_and_features_are_standardised_over_the_
     policy.theta[-1] = 1.0  # a constant value: still all tied
     assert policy.act(phi, left, rng) != 0
     assert policy.n_indicators == 0 and policy.n_static == len(example.STATIC)  # no per-type indicators by default
-    indicated = example.Policy(terms=10, indicators=True)
+    templates = example.Policy(terms=10, indicators="templates")
+    raw = templates.static_features(candidates)
+    assert templates.n_indicators == len(example.TERM_TEMPLATES)  # one per term template, none per generic question
+    is_term = np.array([kind.startswith("term:") for kind in candidates.kinds])
+    assert (raw[:, : templates.n_indicators].sum(1) == is_term).all()
+    template = np.array([int(kind.split(":")[1]) if kind.startswith("term:") else -1 for kind in candidates.kinds])
+    assert (raw[is_term, : templates.n_indicators].argmax(1) == template[is_term]).all()
+    with pytest.raises(ValueError, match=r"indicators must be one of \['none', 'templates', 'all'\], got True"):
+        example.Policy(terms=10, indicators=True)  # type: ignore[arg-type]
+    indicated = example.Policy(terms=10, indicators="all")
     raw = indicated.static_features(candidates)
     assert indicated.n_indicators == example.N_TYPES - 1  # one per generic question and term template
     assert (raw[:, : indicated.n_indicators].sum(1) == (candidates.types < example.N_TYPES - 1)).all()
@@ -262,7 +271,7 @@ def test_a_penalty_scale_shrinks_only_the_weights_it_names():
     expected = np.linalg.solve(scaled.gram + 200.0 * np.diag(scale), scaled.target)
     assert scaled.fit() == pytest.approx(expected)
     assert abs(scaled.fit()[2] - 2.0) < 0.5 * abs(plain.fit()[2] - 2.0)  # the lightly penalised weight is freer
-    policy = example.Policy(terms=2, indicators=True)
+    policy = example.Policy(terms=2, indicators="all")
     multipliers = policy.penalty_scale(static=0.3, dynamic=2.0)
     assert multipliers.shape == policy.theta.shape and multipliers[-1] == 1.0
     assert multipliers[0] == 1.0 and multipliers[policy.n_static - 1] == 0.3 and multipliers[policy.n_raw] == 1.0
@@ -295,6 +304,15 @@ def test_the_history_reads_the_replies():
     uncovered = features[:, column["closest uncovered PRD sentence"]]
     assert uncovered[core] > uncovered[hunks]  # the reply covered the hunks sentence, not the core one
     assert uncovered[hunks] < before[hunks, column["closest uncovered PRD sentence"]]
+    assert history.truncated == [hunks] and features[hunks, column["closest truncated question"]] == pytest.approx(1.0)
+    assert not features[:, column["same term as a truncated reply"]].any()  # the truncated question has no term
+    other = candidates.kinds.index("term:0:1")
+    history.record(candidates, other, "The buffer keeps the last lines.", False)  # answered, not truncated
+    assert not history.features(candidates)[:, column["same term as a truncated reply"]].any()
+    history.record(candidates, other, f"The buffer keeps the last lines.\n\n{NOTICE}", False)
+    same = history.features(candidates)[:, column["same term as a truncated reply"]]
+    on_term_1 = [i for i, k in enumerate(candidates.kinds) if k.startswith("term:") and k.endswith(":1")]
+    assert np.flatnonzero(same).tolist() == on_term_1  # every template on the truncated question's term
 
 
 def test_question_types_are_the_same_questions_in_every_prd():
@@ -433,9 +451,10 @@ def test_full_feedback_adds_every_candidate_left_and_rejects_an_unknown_mode():
     assert example.train(example.Args(**args, feedback="full")).curve[-1][0] == 2
     with pytest.raises(ValueError, match="feedback"):
         example.train(example.Args(**args, feedback="oracle"))
-    for name in ("cross_fit", "indicators"):  # flags: 0 or 1, nothing else
-        with pytest.raises(ValueError, match=f"{name} must be 0 or 1, got 2"):
-            example.train(example.Args(**args, **{name: 2}))
+    with pytest.raises(ValueError, match="cross_fit must be 0 or 1, got 2"):  # a flag: 0 or 1, nothing else
+        example.train(example.Args(**args, cross_fit=2))
+    with pytest.raises(ValueError, match="indicators must be one of"):
+        example.train(example.Args(**args, indicators="1"))
 
 
 def test_listwise_value_ranks_the_best_candidate_of_each_turn_first():

@@ -70,21 +70,21 @@ def test_every_family_has_its_own_module():
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_generation_is_deterministic(family):
-    split, terms = contract(family)
-    assert_deterministic(family, split, terms.deterministic)
+    split, checks = contract(family)
+    assert_deterministic(family, split, checks.deterministic)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_generation_does_not_depend_on_the_hash_seed(family):
     """A pack written by one process must equal what ``tasks validate`` regenerates in another (no set order)."""
-    split, terms = contract(family)
-    assert_hash_seed_independent(family, split, terms.hash_seed)
+    split, checks = contract(family)
+    assert_hash_seed_independent(family, split, checks.hash_seed)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_few_tasks_certify_and_share_no_hidden_case(family):
-    _, terms = contract(family)
-    assert_few_certify(family, train=terms.train, test=terms.test, rejected=dict(terms.rejected))
+    _, checks = contract(family)
+    assert_few_certify(family, train=checks.train, test=checks.test, rejected=dict(checks.rejected))
 
 
 @pytest.mark.parametrize("family", FAMILIES)
