@@ -518,9 +518,7 @@ class Policy:
             raise ValueError(f"indicators must be one of {list(INDICATORS)}, got {indicators!r}")
         self.terms, self.n_generic, self.n_templates = terms, len(GENERIC_QUESTIONS), len(TERM_TEMPLATES)
         self.first_indicated = 0 if indicators == "all" else self.n_generic  # the type of the first indicator
-        self.n_indicators = {"none": 0, "templates": self.n_templates, "all": self.n_generic + self.n_templates}[
-            indicators
-        ]
+        self.n_indicators = 0 if indicators == "none" else self.n_generic + self.n_templates - self.first_indicated
         self.n_static = self.n_indicators + len(STATIC)
         self.n_raw = self.n_static + len(DYNAMIC)
         self.theta = np.zeros(2 * self.n_raw + 1)
