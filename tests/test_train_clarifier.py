@@ -227,6 +227,37 @@ def test_the_untrained_policy_is_uniform_and_features_are_standardised_over_the_
     assert {indicated.act(phi, left, rng, epsilon=1.0) for _ in range(200)} != {indicated.n_generic - 1}
 
 
+def test_the_terms_features_value_term_questions_by_template_and_salience_and_skip_an_asked_term():
+    example = _example()
+    policy = example.Policy(terms=6, indicators="templates", features="terms")
+    candidates = example.Candidates.from_prd(load_task("builtin/unidiff").prd("L1"), 6)
+    raw = policy.static_features(candidates)
+    raw[:, policy.n_static :] = 1.0  # every reply feature set: all but "term already asked" are dropped
+    left = np.ones(len(raw), dtype=bool)
+    phi = policy.features(raw, left)[:, : policy.n_raw]
+    kept = [policy.n_static + example.DYNAMIC.index("term already asked")]
+    kept += [policy.n_indicators + example.STATIC.index("term salience"), *range(policy.n_indicators)]
+    assert phi[:, kept].any(0).all() and not np.delete(phi, kept, axis=1).any()
+    everything = example.Policy(terms=6, indicators="templates")
+    assert everything.features(raw, left)[:, : everything.n_raw].any(0).sum() > len(kept)  # "all" keeps the rest
+    # the heuristic "how exactly should <term> work?" of the most salient terms not asked yet, as weights
+    policy.theta[0], policy.theta[policy.n_indicators + example.STATIC.index("term salience")] = 1.0, 0.5
+    policy.theta[1] = 0.99  # the second template, a little below the first: chosen on a term not asked yet
+    policy.theta[kept[0]] = -2.0
+    rng, asked = np.random.default_rng(0), []
+    history = example.History()
+    for _ in range(3):
+        raw = policy.static_features(candidates)
+        raw[:, policy.n_static :] = history.features(candidates)
+        action = policy.act(policy.features(raw, left), left, rng)
+        left[action] = False
+        history.record(candidates, action, "a point", fallback=False)
+        asked.append(candidates.kinds[action])
+    assert asked == ["term:0:0", "term:0:1", "term:0:2"]
+    with pytest.raises(ValueError, match=r"features must be one of \['terms', 'all'\], got 'some'"):
+        example.Policy(terms=6, features="some")
+
+
 def test_ridge_value_recovers_a_linear_reward_and_shrinks_with_the_penalty():
     example = _example()
     rng = np.random.default_rng(1)
