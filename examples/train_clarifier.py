@@ -889,11 +889,7 @@ class Result:
 
 def train(args: Args) -> Result:
     """Train on the training tasks and evaluate the greedy policy on the held-out ones (and the ICAE sample)."""
-    training, validation, held_out = _split(args)
-    levels = args.levels.split(",")
-    env = ClarifyEnv(task=training + validation + held_out, budget=args.budget, question_cost=args.question_cost,
-                     router=args.router)  # fmt: skip
-    if args.cross_fit not in (0, 1):
+    if args.cross_fit not in (0, 1):  # the arguments are checked before the (slow) task split is built
         raise ValueError(f"cross_fit must be 0 or 1, got {args.cross_fit!r}")
     policy = Policy(args.terms, indicators=args.indicators, features=args.features)
     rng = np.random.default_rng(args.seed)
@@ -902,6 +898,10 @@ def train(args: Args) -> Result:
         raise ValueError(f"feedback must be 'bandit' or 'full', got {args.feedback!r}")
     if args.value not in ("ridge", "listwise") or (args.value == "listwise" and args.feedback != "full"):
         raise ValueError(f"value must be 'ridge' or 'listwise' (with --feedback full), got {args.value!r}")
+    training, validation, held_out = _split(args)
+    levels = args.levels.split(",")
+    env = ClarifyEnv(task=training + validation + held_out, budget=args.budget, question_cost=args.question_cost,
+                     router=args.router)  # fmt: skip
     data: RidgeValue | ListwiseValue = RidgeValue(policy.theta.size, args.ridge, args.ridge_per_sample, scale)
     if args.value == "listwise":
         data = ListwiseValue(policy.theta.size, args.temperature, args.listwise_penalty)

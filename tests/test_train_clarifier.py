@@ -189,6 +189,26 @@ def test_the_split_keeps_a_validation_family_out_and_a_fold_holds_one_family_out
             example._split(example.Args(fold=name))
 
 
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ({"features": "some"}, "features must be one of"),
+        ({"indicators": "some"}, "indicators must be one of"),
+        ({"cross_fit": 2}, "cross_fit must be 0 or 1"),
+        ({"feedback": "some"}, "feedback must be 'bandit' or 'full'"),
+        ({"value": "listwise", "feedback": "bandit"}, "value must be 'ridge' or 'listwise'"),
+        ({"static_penalty": 0.0}, "static_penalty must be a finite number > 0"),
+    ],
+)
+def test_a_bad_argument_is_reported_before_the_task_split_is_built(monkeypatch, option, message):
+    example = _example()
+    built = []
+    monkeypatch.setattr(example, "_split", lambda args: built.append(args) or ([], [], []))
+    with pytest.raises(ValueError, match=message):
+        example.train(example.Args(**option))
+    assert not built  # the split (minutes of certification on a fresh machine) was never started
+
+
 def test_the_untrained_policy_is_uniform_and_features_are_standardised_over_the_candidates_left():
     example = _example()
     policy = example.Policy(terms=10)
