@@ -898,13 +898,13 @@ def train(args: Args) -> Result:
         raise ValueError(f"feedback must be 'bandit' or 'full', got {args.feedback!r}")
     if args.value not in ("ridge", "listwise") or (args.value == "listwise" and args.feedback != "full"):
         raise ValueError(f"value must be 'ridge' or 'listwise' (with --feedback full), got {args.value!r}")
+    data: RidgeValue | ListwiseValue = RidgeValue(policy.theta.size, args.ridge, args.ridge_per_sample, scale)
+    if args.value == "listwise":
+        data = ListwiseValue(policy.theta.size, args.temperature, args.listwise_penalty)
     training, validation, held_out = _split(args)
     levels = args.levels.split(",")
     env = ClarifyEnv(task=training + validation + held_out, budget=args.budget, question_cost=args.question_cost,
                      router=args.router)  # fmt: skip
-    data: RidgeValue | ListwiseValue = RidgeValue(policy.theta.size, args.ridge, args.ridge_per_sample, scale)
-    if args.value == "listwise":
-        data = ListwiseValue(policy.theta.size, args.temperature, args.listwise_penalty)
     stats: dict[str, TypeStats] = {}  # per family (or task): what its training episodes taught
     crossed: dict[str, TypeKnowledge] = {}  # per family: what the other families taught (with --cross_fit)
     mirrors: dict[tuple[str, str], Mirror] = {}

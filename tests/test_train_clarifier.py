@@ -198,6 +198,8 @@ def test_the_split_keeps_a_validation_family_out_and_a_fold_holds_one_family_out
         ({"feedback": "some"}, "feedback must be 'bandit' or 'full'"),
         ({"value": "listwise", "feedback": "bandit"}, "value must be 'ridge' or 'listwise'"),
         ({"static_penalty": 0.0}, "static_penalty must be a finite number > 0"),
+        ({"value": "ridge", "feedback": "bandit", "ridge": -1.0}, "ridge must be a finite number >= 0"),
+        ({"temperature": 0.0}, "temperature must be a finite number > 0"),
     ],
 )
 def test_a_bad_argument_is_reported_before_the_task_split_is_built(monkeypatch, option, message):
