@@ -10,6 +10,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+if os.environ.get("PYTEST_XDIST_WORKER"):  # one BLAS thread per worker: N workers on N cores, none spinning
+    for _variable in ("ICAE_ENV_BLAS_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_variable, "1")
+
 from packs import write_pack  # noqa: E402
 from ray_cluster import ray_cluster, ray_cluster_env  # noqa: E402, F401 - the session's Ray cluster
 
@@ -22,11 +26,18 @@ ICAE_SAMPLE = SHARED / "icae-sample"
 
 @pytest.fixture(scope="session", autouse=True)
 def cache_dir(tmp_path_factory):
-    """The session's icae-env cache (cross-encoder logits): empty at the start, shared with the scripts tests run."""
+    """The session's icae-env cache (cross-encoder logits): empty at the start, shared with the scripts tests run.
+
+    Under pytest-xdist every worker shares one cache (in the run's base temp dir), so a logit one worker computed is
+    read back by the others; SQLite's locking lets them write it together.
+    """
     from icae_env.user_agent.logit_store import CACHE_VARIABLE
 
     if CACHE_VARIABLE not in os.environ:  # a cache named by the caller is kept
-        os.environ[CACHE_VARIABLE] = str(tmp_path_factory.mktemp("icae-env-cache"))
+        base = tmp_path_factory.getbasetemp()
+        cache = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "icae-env-cache"
+        cache.mkdir(parents=True, exist_ok=True)
+        os.environ[CACHE_VARIABLE] = str(cache)
     return os.environ[CACHE_VARIABLE]
 
 
