@@ -140,6 +140,9 @@ def test_second_sigterm_ends_a_process_that_swallowed_the_first():
         assert proc.stdout.readline().strip() == "ready"
         proc.send_signal(signal.SIGTERM)
         assert proc.stdout.readline().strip() == "swallowed"
+        deadline = time.monotonic() + 30  # close() removes the container in the background, the process alive
+        while _labelled_containers(owner=proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
         assert _labelled_containers(owner=proc.pid) == []
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == -signal.SIGTERM  # SIGTERM's default action, not another SystemExit
