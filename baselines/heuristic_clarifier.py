@@ -64,6 +64,8 @@ TERM_TEMPLATES: tuple[str, ...] = (
     "what is the output format for {term}?",
     "what errors can happen with {term}?",
 )
+#: Terms per grouped message: two or three questions in one message, each the first template filled with a term.
+GROUP_SIZES: tuple[int, ...] = (2, 3)
 _EXTRA_STOPWORDS = frozenset(
     """hey hi folks team all quick one our we'd we've it's don't can't doesn't isn't shouldn't won't let's lot
     little small tiny right now keep kept someone somebody nobody everyone people folks thing stuff bit bits
@@ -145,15 +147,29 @@ def _sentence_parts(prd: str, limit: int) -> list[tuple[str, bool]]:
     return found[:limit]
 
 
-def candidate_questions(prd: str, terms: int = 10) -> list[tuple[str, str]]:
+def candidate_questions(prd: str, terms: int = 10, grouped: int = 0) -> list[tuple[str, str]]:
     """Return ``(kind, question)`` candidates built from ``prd``.
 
     Kinds: ``generic:<i>`` (a generic question), ``term:<t>:<rank>`` (template ``t`` filled with the term of that
-    salience rank) and ``sentence:<i>:<n>`` (the ``i``-th of ``n`` PRD sentences, asked about as a whole).
+    salience rank), ``sentence:<i>:<n>`` (the ``i``-th of ``n`` PRD sentences, asked about as a whole) and, when
+    ``grouped`` > 0, ``group:<k>:<rank>``: one message of ``k`` (each of :data:`GROUP_SIZES`) questions, the first
+    template filled with the terms of ranks ``rank`` to ``rank + k - 1`` of the ``grouped`` most salient. The User
+    Agent answers up to three questions of a message, with at most three points in all, as ICAE's does.
+
+    Raises:
+        ValueError: if ``terms`` or ``grouped`` is negative.
     """
+    for name, value in (("terms", terms), ("grouped", grouped)):
+        if value < 0:
+            raise ArgumentError(f"{name} must be >= 0, got {value!r}")
     found = [(f"generic:{i}", q) for i, q in enumerate(GENERIC_QUESTIONS)]
-    for rank, term in enumerate(prd_terms(prd, terms)):
+    ranked = prd_terms(prd, max(terms, grouped))  # a longer list starts with the shorter one
+    for rank, term in enumerate(ranked[:terms]):
         found.extend((f"term:{t}:{rank}", tpl.format(term=term)) for t, tpl in enumerate(TERM_TEMPLATES))
+    for size in GROUP_SIZES if grouped else ():
+        for rank in range(len(ranked[:grouped]) - size + 1):
+            message = " ".join(TERM_TEMPLATES[0].format(term=term) for term in ranked[rank : rank + size])
+            found.append((f"group:{size}:{rank}", message))
     sentences = prd_sentences(prd)
     found.extend(
         (f"sentence:{i}:{len(sentences)}", f"{s} How exactly should this work?") for i, s in enumerate(sentences)

@@ -12,6 +12,7 @@ import pytest
 
 from icae_env.baselines.heuristic_clarifier import (
     GENERIC_QUESTIONS,
+    GROUP_SIZES,
     TERM_TEMPLATES,
     HeuristicClarifier,
     candidate_questions,
@@ -21,7 +22,7 @@ from icae_env.baselines.heuristic_clarifier import (
 )
 from icae_env.envs.clarify import STOP, ClarifyEnv
 from icae_env.tasks import load_task
-from icae_env.user_agent.grounded import NOTICE
+from icae_env.user_agent.grounded import MAX_POINTS, NOTICE, split_questions
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT.parent / "shared" / "icae-sample"
@@ -79,6 +80,22 @@ def test_candidates_cover_generic_term_and_sentence_kinds():
     assert kinds.count("term") == 2 * len(TERM_TEMPLATES) and kinds.count("sentence") == 3
     assert ("term:1:0", TERM_TEMPLATES[1].format(term="diff tool")) in candidates
     assert candidates[-1] == ("sentence:2:3", "keep the core small How exactly should this work?")
+    assert not [k for k, _ in candidates if k.startswith("group:")]  # no grouped messages unless asked for
+
+
+def test_grouped_messages_ask_about_terms_consecutive_in_salience_with_the_first_template():
+    terms = prd_terms(PRD, 4)
+    candidates = candidate_questions(PRD, terms=2, grouped=4)
+    assert [k for k, _ in candidates if k.startswith("term:")] == [k for k, _ in candidate_questions(PRD, terms=2)][
+        len(GENERIC_QUESTIONS) : len(GENERIC_QUESTIONS) + 2 * len(TERM_TEMPLATES)
+    ]  # the single-term questions still use the first ``terms`` terms only
+    groups = dict((k, q) for k, q in candidates if k.startswith("group:"))
+    assert list(groups) == ["group:2:0", "group:2:1", "group:2:2", "group:3:0", "group:3:1"] and GROUP_SIZES == (2, 3)
+    assert groups["group:3:1"] == " ".join(TERM_TEMPLATES[0].format(term=t) for t in terms[1:4])
+    assert split_questions(groups["group:3:1"]) == [TERM_TEMPLATES[0].format(term=t)[:-1] for t in terms[1:4]]
+    for bad in (dict(terms=-1), dict(grouped=-2)):
+        with pytest.raises(ValueError, match=f"{next(iter(bad))} must be >= 0"):
+            candidate_questions(PRD, **bad)
 
 
 def test_the_heuristic_reads_only_the_prd_and_stops_at_the_budget():
@@ -241,7 +258,8 @@ def test_the_untrained_policy_is_uniform_and_features_are_standardised_over_the_
         example.Policy(terms=10, indicators=True)  # type: ignore[arg-type]
     indicated = example.Policy(terms=10, indicators="all")
     raw = indicated.static_features(candidates)
-    assert indicated.n_indicators == example.N_TYPES - 1  # one per generic question and term template
+    assert indicated.n_indicators == example.N_TYPES - 1 - len(GROUP_SIZES)  # one per generic question and template
+    assert example.Policy(terms=10, indicators="all", grouped=10).n_indicators == example.N_TYPES - 1  # and group size
     assert (raw[:, : indicated.n_indicators].sum(1) == (candidates.types < example.N_TYPES - 1)).all()
     phi = indicated.features(raw, left)
     indicated.theta[indicated.n_generic - 1] = 5.0  # the last generic question is now worth the most
@@ -278,6 +296,41 @@ def test_the_terms_features_value_term_questions_by_template_and_salience_and_sk
     assert asked == ["term:0:0", "term:0:1", "term:0:2"]
     with pytest.raises(ValueError, match=r"features must be one of \['terms', 'all'\], got 'some'"):
         example.Policy(terms=6, features="some")
+
+
+def test_a_grouped_message_has_its_terms_mean_salience_and_counts_them_as_asked():
+    example = _example()
+    policy = example.Policy(terms=6, indicators="templates", features="terms", grouped=9)
+    candidates = example.Candidates.from_prd(load_task("builtin/unidiff").prd("L1"), 6, 9)
+    kinds, column = candidates.kinds, policy.n_indicators + example.STATIC.index("term salience")
+    raw = policy.static_features(candidates)
+    assert policy.n_indicators == len(TERM_TEMPLATES) + len(GROUP_SIZES)  # one per template and group size
+    pair, triple = kinds.index("group:2:0"), kinds.index("group:3:3")
+    assert raw[pair, : policy.n_indicators].argmax() == len(TERM_TEMPLATES)
+    assert raw[triple, : policy.n_indicators].argmax() == len(TERM_TEMPLATES) + 1
+    assert raw[pair, column] == pytest.approx(1 - 0.5 / 9) and raw[triple, column] == pytest.approx(1 - 4 / 9)
+    assert raw[kinds.index("term:0:4"), column] == pytest.approx(raw[triple, column])  # 4 is the mean rank of 3-5
+    assert candidates.covers[triple].tolist() == [False] * 3 + [True] * 3 + [False] * 3
+    history = example.History()
+    history.record(candidates, kinds.index("group:2:4"), "a point", fallback=False)  # terms 4 and 5 asked
+    asked = history.features(candidates)[:, example.DYNAMIC.index("term already asked")]
+    assert asked[triple] == pytest.approx(2 / 3) and asked[kinds.index("term:1:5")] == 1.0
+    assert asked[kinds.index("group:3:0")] == 0.0 and asked[kinds.index("term:0:3")] == 0.0
+    # a grouped message worth the most, on terms not asked yet: the greedy policy asks 0-2, then 3-5, then 6-8
+    policy.theta[len(TERM_TEMPLATES) + 1], policy.theta[column] = 1.0, 0.5
+    policy.theta[policy.n_static + example.DYNAMIC.index("term already asked")] = -2.0
+    left, history, asked_kinds = np.ones(len(kinds), dtype=bool), example.History(), []
+    for _ in range(3):
+        raw = policy.static_features(candidates)
+        raw[:, policy.n_static :] = history.features(candidates)
+        action = policy.act(policy.features(raw, left), left, np.random.default_rng(0))
+        left[action] = False
+        history.record(candidates, action, "a point", fallback=False)
+        asked_kinds.append(kinds[action])
+    assert asked_kinds == ["group:3:0", "group:3:3", "group:3:6"]
+    assert example.question_type("group:3:6") == len(GENERIC_QUESTIONS) + len(TERM_TEMPLATES) + 1
+    with pytest.raises(ValueError, match="grouped must be an int >= 0, got -1"):
+        example.Policy(terms=6, grouped=-1)
 
 
 def test_ridge_value_recovers_a_linear_reward_and_shrinks_with_the_penalty():
@@ -474,13 +527,16 @@ def test_the_mirror_previews_the_env_reward_of_every_candidate():
     job = ("builtin/unidiff", "L1")
     mirror = example.Mirror.of(env, job)
     observation, _ = env.reset(seed=0, options={"task": job[0], "level": job[1]})
-    questions = example.candidates_for(observation["output"], 6).questions
+    candidates = example.candidates_for(observation["output"], 6, 9)
+    questions = candidates.questions
     recovered: set[str] = set()
-    for question in questions[:4]:
+    grouped = [q for k, q in zip(candidates.kinds, questions, strict=True) if k.startswith("group:3:")]
+    for question in [grouped[0], *questions[:2], grouped[3]]:  # grouped messages, and single questions
         preview = mirror.rewards(questions, recovered)
         _, reward, _, _, info = env.step(question)
         assert preview[questions.index(question)] == pytest.approx(reward)
         assert mirror.agent.ask(question).constraint_ids == info["constraint_ids"]
+        assert len(info["constraint_ids"]) <= MAX_POINTS  # three questions in one message: three points at most
         recovered.update(info["recovered"])
     assert not mirror.rewards(questions, recovered).any()  # the budget is spent: the env refuses at no cost
     records = load_task(job[0]).user_agent_data("L1").hidden_constraints

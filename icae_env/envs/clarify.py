@@ -53,8 +53,10 @@ class ClarifyEnv(IcaeEnv[Episode]):
     ## Description
     Each episode is one task at one level. The first observation is the level's PRD; each question is answered
     by the grounded User Agent from the level's hidden records only (at most three points per reply, a fallback
-    reply when nothing matches; unanswerable questions still use the budget). The agent decides what to ask and
-    when to stop.
+    reply when nothing matches; unanswerable questions still use the budget). A message may hold several questions
+    (split at question marks, lines and list items): as ICAE's User Agent does, it answers the first three together,
+    with at most three points in all, and the message costs one question of the budget and one ``question_cost``.
+    The agent decides what to ask and when to stop.
 
     ## Action Space
     :class:`~icae_env.spaces.UnicodeText` of at most 4,000 characters: the question. The empty (or
