@@ -13,8 +13,8 @@ requirement questions, templates filled with the PRD's salient terms, questions 
 ``--grouped``, messages of two or three term questions, which the User Agent answers together as ICAE's does: up to
 three questions a message, at most three points a reply, one question of the budget). The policy values each
 candidate linearly in features that transfer across tasks (see :class:`Policy`). By default (``--features terms``)
-it values term questions only, by their template (or group size), their terms' salience and how many of their terms
-were asked already; every seed learns to ask "how exactly should <term> work?" about three terms a message, the
+it values term questions only, by their template (or group size), their terms' salience and what share of their
+terms was asked already; every seed learns to ask "how exactly should <term> work?" about three terms a message, the
 nine most salient first, then the most salient again (the User Agent continues a topic with more points). Untrained,
 three terms a message in salience order covered 86.6% of the training families (first 10 train tasks, L1 and L2)
 and 85.2% of the built-in tasks, where one term a message covered 74.7% and 70.2%. Without grouped
@@ -119,8 +119,9 @@ DYNAMIC = (
     "same term as a truncated reply",
     "closest truncated question",
 )
-#: The features a policy values (``Args.features``); "terms": a term question's template indicator, its term's
-#: salience and whether its term was asked already (sentence and generic questions get none, so they rank last).
+#: The features a policy values (``Args.features``); "terms": a term question's template (or group size) indicator,
+#: its terms' mean salience and the share of its terms asked already (sentence and generic questions get none, so
+#: they rank last).
 FEATURE_SETS = {"terms": ("term salience", "term already asked"), "all": STATIC + DYNAMIC}
 _SPECIFIC = re.compile(r"\d|[=_<>/@`]")
 _WORDS = re.compile(r"[a-z']+")
@@ -157,8 +158,9 @@ class Args:
     question_cost: float = 0.02
     """reward subtracted per question"""
     terms: int = 6
-    """PRD terms per task used to build candidates; 6 had the best validation-family coverage over seeds 0-5 (75.0%,
-    against 73.5% for 4 and 71.5% for 10; over seeds 0-2, 2, 3, 8 and 15 were lower still)"""
+    """PRD terms per task filled into every template (grouped messages draw on ``grouped``); 6 had the best
+    validation-family coverage over seeds 0-5 without grouped messages (75.0%, against 73.5% for 4 and 71.5% for 10;
+    over seeds 0-2, 2, 3, 8 and 15 were lower still)"""
     episodes: int = 2000
     """training episodes"""
     epsilon: float = 1.0
@@ -212,9 +214,10 @@ class Args:
     ``learned`` features, :class:`TypeStats`), as a held-out family's episode does, so their weights are fitted to
     how those statistics transfer between families; 0: on what every family, its own included, taught"""
     indicators: str = "templates"
-    """per-type value features: "templates", an indicator per term template (each is filled with the task's own
-    terms, so what it does transfers); "all", also one per generic question (the same text in every task, so its
-    value is what the training families answered; the design before cross-fitting); "none". "templates" (with the
+    """per-type value features: "templates", an indicator per term template and per size of grouped message (each is
+    filled with the task's own terms, so what it does transfers); "all", also one per generic question (the same
+    text in every task, so its value is what the training families answered; the design before cross-fitting);
+    "none". "templates" (with the
     truncated-reply features) gained +16.0 held-out points over seeds 0-5 against +12.6 for "none" (without them);
     the validation family did not tell the two apart (80-85% coverage either way), so this choice saw the held-out
     figures (see the README) """
@@ -222,7 +225,8 @@ class Args:
     """the value features (:data:`FEATURE_SETS`): "terms", a term question's template (with ``--indicators
     templates``), its term's salience and whether its term was asked already, so the policy asks term questions
     only and learns which template and which terms; "all", also the PRD-sentence, PRD-similarity and reply features
-    and what the training tasks taught about question types (the design before). Over seeds 0-5 "terms" gained
+    and what the training tasks taught about question types (the design before). With ``--grouped 0``, over seeds
+    0-5 "terms" gained
     +19.75 held-out points (ICAE sample +23.75) against +16.0 (+21.0) for "all"; on the csv-validator fold
     (``--fold``, seed 0) +15.5 against +1.0, where "all" ranked sentence and other-template questions first. The
     fold saw training families only; this choice also saw the held-out figures of seeds 0 and 1 (see the README)"""
@@ -230,8 +234,9 @@ class Args:
     """PRD terms per task that grouped messages draw on: one message of two or three questions, "how exactly should
     <term> work?" about terms consecutive in salience, which the User Agent answers together, with at most three
     points in all (as ICAE's does; each message costs one question). 15: enough for five messages of three new
-    terms (the trained policy asks about the nine most salient, then about the first ones again). 0: no grouped
-    messages (the design before: held-out +19.75 against +25.5 over seeds 0-5, see the README)"""
+    terms (the trained policy asks about the nine most salient, then about the first ones again). A term's salience
+    is then ``1 - rank / max(terms, grouped)``, a grouped message's the mean of its terms'. 0: no grouped messages
+    (the design before: held-out +19.75 against +25.5 over seeds 0-5, see the README)"""
     feedback: str = "full"
     """"full": learn the reward of every candidate left at each turn, from a mirror of the training task's User
     Agent (:meth:`GroundedUserAgent.peek`); "bandit": only the reward of the question asked"""
@@ -275,7 +280,7 @@ class Candidates:
         vectors: One word vector per candidate.
         sentences: One word vector per PRD sentence.
         term: The term rank of each term candidate, the first of a grouped message's (-1 for the others).
-        covers: Whether each candidate asks about each term rank, shape ``(candidates, terms)``.
+        covers: Whether each candidate asks about each term rank, shape ``(candidates, max(terms, grouped, 1))``.
         types: The :func:`question_type` of each candidate.
         static: The :data:`STATIC` features, one column each.
     """
@@ -377,7 +382,8 @@ def _check_number(name: str, value: float, positive: bool = False) -> None:
 class TypeKnowledge:
     """What the training tasks taught about question types: a snapshot of :class:`TypeStats`.
 
-    Indexes: ``[earlier type, later type, same term]`` (``same term``: 1 when both fill a template with one term)
+    Indexes: ``[earlier type, later type, same term]`` (``same term``: 1 when both fill a template with one term;
+    a grouped message counts as its first term here)
     and, for ``yields_after``, ``[..., earlier answered]``.
 
     Attributes:
@@ -544,7 +550,8 @@ class Policy:
     asked, from :attr:`learned`, refreshed at every refit). Each is given twice: as is, and standardised over the
     candidates still left (how the candidate compares with the others of this PRD now), so that one set of weights
     fits PRDs of any length and detail. A constant column carries the mean value. Indicators come first:
-    ``"templates"``, one per term template (a value per template, which is filled with each task's own terms);
+    ``"templates"``, one per term template and group size (a value per template, which is filled with each task's
+    own terms);
     ``"all"``, also one per generic question (a value fitted to what the training families answered, which does not
     transfer to a family whose replies differ); ``"none"``.
 

@@ -22,7 +22,7 @@ from icae_env.baselines.heuristic_clarifier import (
 )
 from icae_env.envs.clarify import STOP, ClarifyEnv
 from icae_env.tasks import load_task
-from icae_env.user_agent.grounded import MAX_POINTS, NOTICE, split_questions
+from icae_env.user_agent.grounded import MAX_POINTS, MAX_QUESTIONS, NOTICE, split_questions
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT.parent / "shared" / "icae-sample"
@@ -91,6 +91,7 @@ def test_grouped_messages_ask_about_terms_consecutive_in_salience_with_the_first
     ]  # the single-term questions still use the first ``terms`` terms only
     groups = dict((k, q) for k, q in candidates if k.startswith("group:"))
     assert list(groups) == ["group:2:0", "group:2:1", "group:2:2", "group:3:0", "group:3:1"] and GROUP_SIZES == (2, 3)
+    assert max(GROUP_SIZES) <= MAX_QUESTIONS  # the User Agent answers every question of a grouped message
     assert groups["group:3:1"] == " ".join(TERM_TEMPLATES[0].format(term=t) for t in terms[1:4])
     assert split_questions(groups["group:3:1"]) == [TERM_TEMPLATES[0].format(term=t)[:-1] for t in terms[1:4]]
     for bad in (dict(terms=-1), dict(grouped=-2)):
@@ -217,6 +218,7 @@ def test_the_split_keeps_a_validation_family_out_and_a_fold_holds_one_family_out
         ({"static_penalty": 0.0}, "static_penalty must be a finite number > 0"),
         ({"value": "ridge", "feedback": "bandit", "ridge": -1.0}, "ridge must be a finite number >= 0"),
         ({"temperature": 0.0}, "temperature must be a finite number > 0"),
+        ({"grouped": -1}, "grouped must be an int >= 0, got -1"),
     ],
 )
 def test_a_bad_argument_is_reported_before_the_task_split_is_built(monkeypatch, option, message):
