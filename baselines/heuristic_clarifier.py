@@ -22,7 +22,7 @@ from icae_env.envs.clarify import STOP, ClarifyEnv
 from icae_env.errors import ArgumentError
 from icae_env.run import resolve_tasks
 from icae_env.run.args import SuiteArgs, parse_args
-from icae_env.user_agent.text import STOPWORDS
+from icae_env.user_agent.features.text import STOPWORDS
 
 ENV_ID = "icae/Clarify-v0"
 

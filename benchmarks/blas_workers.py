@@ -16,7 +16,7 @@ import multiprocessing
 import os
 import time
 
-from icae_env.user_agent.cross_encoder import THREADS_VARIABLE, blas_threads, default_cross_encoder
+from icae_env.user_agent.models.cross_encoder import THREADS_VARIABLE, blas_threads, default_cross_encoder
 
 RECORDS = [f"Requests beyond a burst of {i} tokens are refused with the seconds until a retry." for i in range(5)]
 

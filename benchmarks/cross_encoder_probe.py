@@ -19,10 +19,10 @@ the part of the shipped 0.4 (the reply rule, joins and generic records as shippe
 cross-encoder only when the gate's best task-specific probability lies in ``[lo, hi)``; elsewhere the gate decides
 alone, so the median routing latency stays the gate's when fewer than half of the questions are in the band.
 
-The default ``cascade`` router's constants (:data:`icae_env.user_agent.cascade.CASCADE`) are the row of this grid
-chosen on the built-in out-of-fold figures: the lowest false-reveal rate with recall >= 0.80. Its cross-encoder is
+The default ``cascade`` router's constants (:data:`icae_env.user_agent.routers.cascade.CASCADE`) are the row of this
+grid chosen on the built-in out-of-fold figures: the lowest false-reveal rate with recall >= 0.80. Its cross-encoder is
 these fold models, run in numpy as one ensemble (mean logit, as this probe scores the ICAE sample;
-:mod:`icae_env.user_agent.cross_encoder_fit` fits and writes them); ``benchmarks/router_quality.py --routers
+:mod:`benchmarks.router_fit.cross_encoder_fit` fits and writes them); ``benchmarks/router_quality.py --routers
 cascade`` measures that router (its built-in figures partly in sample).
 
 Usage: PYTHONPATH=. python benchmarks/cross_encoder_probe.py [--sample ../shared/icae-sample] [--folds 3]
@@ -43,12 +43,12 @@ from pathlib import Path
 
 import numpy as np
 
-from icae_env.user_agent.cascade import CascadeWeights, combine, in_band
-from icae_env.user_agent.cross_encoder_fit import Asked, collect, fit_fold, fold_of
-from icae_env.user_agent.distilled import DISTILLED_GATE
-from icae_env.user_agent.evaluation import builtin_levels
-from icae_env.user_agent.gate_fit import Calibration, reply_figures
-from icae_env.user_agent.labelled import LabelData
+from benchmarks.router_fit.cross_encoder_fit import Asked, collect, fit_fold, fold_of
+from benchmarks.router_fit.fits import builtin_levels
+from benchmarks.router_fit.gate_fit import Calibration, reply_figures
+from benchmarks.router_fit.labels import LabelData
+from icae_env.user_agent.routers.cascade import CascadeWeights, combine, in_band
+from icae_env.user_agent.routers.distilled import DISTILLED_GATE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from router_quality import sample_levels  # noqa: E402

@@ -7,7 +7,7 @@ reported apart.
 
 Certification routes every held-out paraphrase through the default ``cascade`` router, whose cross-encoder costs
 about 70 ms per (question, record) pair the first time on a machine; its logits are then read back from the disk
-store (:mod:`icae_env.user_agent.logit_store`). So each family is generated twice, each time in a fresh model (as
+store (:mod:`icae_env.user_agent.models.logit_store`). So each family is generated twice, each time in a fresh model (as
 in a new process): ``cold`` with an empty store (a machine's first generation of these tasks), then ``warm`` with
 the store the cold pass filled (every later one). The store is a temporary directory, removed at the end.
 
@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import icae_env.families.generation as generation  # noqa: E402
 from icae_env.families import TaskRejected, family_names, generate, get_family  # noqa: E402
 from icae_env.families.harness import harness_problems  # noqa: E402
-from icae_env.user_agent import cross_encoder  # noqa: E402
-from icae_env.user_agent.logit_store import CACHE_VARIABLE  # noqa: E402
+from icae_env.user_agent.models import cross_encoder  # noqa: E402
+from icae_env.user_agent.models.logit_store import CACHE_VARIABLE  # noqa: E402
 
 
 def _split(family: str) -> str:

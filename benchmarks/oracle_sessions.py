@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from icae_env.registration import DEFAULT_ROUTER
+from icae_env.serve.oracle import PUBLISHED_KEY, OracleService
 from icae_env.tasks import list_tasks, load_task
 from icae_env.user_agent.grounded import GroundedUserAgent
-from icae_env.user_agent.oracle import PUBLISHED_KEY, OracleService
 
 QUESTIONS = ("what is the output format?", "how are errors reported?", "what are the defaults?", "any limits?")
 

@@ -29,8 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import icae_env  # noqa: E402
 from icae_env.baselines.oracle_agent import OracleAgent  # noqa: E402
-from icae_env.parallel import RayVectorEnv, ray_session, rollout  # noqa: E402
-from icae_env.run import resolve_tasks  # noqa: E402
+from icae_env.parallel import RayVectorEnv, ray_session  # noqa: E402
+from icae_env.run import (
+    resolve_tasks,  # noqa: E402
+    rollout,
+)
 
 ENV_ID = "icae/ProjectBuild-v0"
 

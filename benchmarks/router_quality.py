@@ -18,7 +18,7 @@ before the answerability gate, for comparison), ``lexical-embedding`` (the lexic
 cosines in its gate, fitted the same way; needs the ``embedding`` extra), ``embedding`` and ``llm`` (only with an
 endpoint). ``--loto`` adds leave-one-task-out figures for the fitted routers asked for (``distilled``, ``lexical``,
 ``lexical-embedding``): for each built-in task, ranker weights, background and gate are fitted on the other eleven tasks
-and their labels (:func:`icae_env.user_agent.evaluation.fit_router`), and that task's questions are asked of the result.
+and their labels (:func:`benchmarks.router_fit.fits.fit_router`), and that task's questions are asked of the result.
 ``--curve`` sweeps the gate threshold of the fitted routers asked for (their other constants as shipped): false reveals
 against recall, top-1 and hit@3 at each threshold, the trade-off that the shipped threshold sits on.
 
@@ -44,12 +44,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from icae_env.tasks import list_tasks, load_icae_bench
-from icae_env.tasks.models import UserAgentData
-from icae_env.user_agent.base import Document, Router
-from icae_env.user_agent.cascade import CASCADE, CascadeRouter, CascadeWeights
-from icae_env.user_agent.distilled import DistilledRouter
-from icae_env.user_agent.evaluation import (
+from benchmarks.router_fit.fits import (
     LEVELS,
     RouterFit,
     builtin_levels,
@@ -58,11 +53,17 @@ from icae_env.user_agent.evaluation import (
     fit_default_router,
     fit_router,
 )
+from benchmarks.router_fit.labels import LabelData, LabelledQuestion, label_problems, load_labels
+from icae_env.icae_bench.load import load_icae_bench
+from icae_env.tasks import list_tasks
+from icae_env.tasks.models import UserAgentData
+from icae_env.user_agent.base import Document, Router
 from icae_env.user_agent.grounded import documents_for, make_router
-from icae_env.user_agent.hybrid import HybridRouter
-from icae_env.user_agent.labelled import LabelData, LabelledQuestion, label_problems, load_labels
-from icae_env.user_agent.lexical import LexicalRouter
-from icae_env.user_agent.static_encoder import default_encoder
+from icae_env.user_agent.models.static_encoder import default_encoder
+from icae_env.user_agent.optional.hybrid import HybridRouter
+from icae_env.user_agent.routers.cascade import CASCADE, CascadeRouter, CascadeWeights
+from icae_env.user_agent.routers.distilled import DistilledRouter
+from icae_env.user_agent.routers.lexical import LexicalRouter
 
 Factory = Callable[[Sequence[Document]], Router]
 HEADER = (
@@ -174,8 +175,8 @@ JOINS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
 def joins(corpora: dict[str, Any], data: LabelData) -> None:
     """Print the cascade's rows with each join bar of :data:`JOINS` (its other constants as shipped).
 
-    The shipped bar (:data:`~icae_env.user_agent.cascade.CASCADE`) is the smallest whose built-in unasked reveals are
-    no more than ``distilled``'s.
+    The shipped bar (:data:`~icae_env.user_agent.routers.cascade.CASCADE`) is the smallest whose built-in unasked
+    reveals are no more than ``distilled``'s.
     """
     print(f"\njoin bar (cascade: the other constants as shipped; shipped {CASCADE.join}):")
     for join in JOINS:
@@ -192,7 +193,7 @@ def refit(labels: list[LabelledQuestion], router: str) -> None:
     fit = fit_default_router(labels, router_class=FITTED[router])
     print(f"refitted {router} constants (built-in tasks only):\n  weights {fit.weights}\n  gate {fit.gate}")
     shipped = RouterFit(FITTED[router].default_weights, None, FITTED[router].default_gate)
-    from icae_env.user_agent.background import DEFAULT_BACKGROUND
+    from icae_env.user_agent.features.background import DEFAULT_BACKGROUND
 
     same = fit.weights == shipped.weights and fit.gate == shipped.gate and fit.background == DEFAULT_BACKGROUND
     print(f"  equal to the shipped constants: {same}")

@@ -79,11 +79,11 @@ from icae_env.baselines.heuristic_clarifier import (
 )
 from icae_env.envs.clarify import ClarifyEnv
 from icae_env.families import TaskRejected, family_names, generate, get_family, task_name
+from icae_env.icae_bench.refs import icae_aliases, icae_ref, record_levels
 from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import list_tasks, load_task
-from icae_env.tasks.icae_root import icae_aliases, icae_ref, record_levels
+from icae_env.user_agent.features.text import STOPWORDS, tokens
 from icae_env.user_agent.grounded import NOTICE, GroundedUserAgent, user_agent_for
-from icae_env.user_agent.text import STOPWORDS, tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Features known before asking (after the generic-question and term-template indicators, when a policy has them).

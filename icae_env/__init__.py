@@ -2,20 +2,45 @@
 
 Public API:
     - ``icae_env.make("icae/ProjectBuild-v0", task="builtin/<name>", level="L1")`` (``gymnasium.make``).
-    - :mod:`icae_env.tasks`: task model, built-in suite, ``load_task``, ``list_tasks``, ICAE-Bench import/export.
-    - :mod:`icae_env.sandbox`: the sandbox Protocol and its backends (``make_sandbox``).
-    - :mod:`icae_env.scoring`: the exact ICAE black-box scorer (``score``).
+    - ``icae_env.load_task`` / ``icae_env.list_tasks``: tasks by name (:mod:`icae_env.tasks`).
+    - ``icae_env.load_icae_bench``: a task of an ICAE-Bench data root (:mod:`icae_env.icae_bench`).
+    - :mod:`icae_env.errors`: the typed errors.
+
+Importing the package registers the environment ids (string entry points, :mod:`icae_env.registration`) and imports
+nothing else of the package: the task loaders and the ICAE-Bench importer are imported on first use.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from gymnasium import make
 
 from icae_env import errors
 from icae_env.registration import register_envs
-from icae_env.tasks import list_tasks, load_icae_bench, load_task
+
+if TYPE_CHECKING:
+    from icae_env.icae_bench.load import load_icae_bench
+    from icae_env.tasks import list_tasks, load_task
 
 __all__ = ["__version__", "errors", "list_tasks", "load_icae_bench", "load_task", "make"]
 
+_LAZY = {
+    "list_tasks": "icae_env.tasks",
+    "load_task": "icae_env.tasks",
+    "load_icae_bench": "icae_env.icae_bench.load",
+}
+
 register_envs()
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_LAZY[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -16,36 +16,39 @@ A **score** carries one header (kind, reward, components, interaction, duration)
 fields and names the :class:`~icae_env.run.EpisodeResult` fields it fills (:meth:`Score.record`). The reward is
 the kind's :class:`WeightedReward` over the components; ``info["score"]`` is the score's JSON form.
 
-:class:`IcaeEnv`, the base of every environment, owns what they share: the task pool and seeded task choice, the
-spaces, step counting and truncation, the grounded User Agent per task and level, the records an episode
-recovered, render, close (safe twice), the info header and the privileged channel :meth:`IcaeEnv.cheat`.
-Subclasses implement ``_begin`` (start an episode, return its first text) and ``_act`` (one action), and may
-extend ``_finish`` (the final step) and ``_end_episode`` (release its resources).
+A **transcript** (:class:`Transcript`) is what happened between the agent and the User Agent: the counted
+questions (:class:`Turn`) and the steps taken; ICAE's interaction metrics of it are an :class:`InteractionStats`.
+
+This module depends on nothing else in the package but :mod:`icae_env.errors` (the sandbox types in the signatures
+below are named for type checkers only). The base of every environment, which puts these parts together, is
+:class:`icae_env.envs.base.IcaeEnv`.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-import gymnasium as gym
 from pydantic import BaseModel, ConfigDict
 
-from icae_env.errors import ArgumentError, ResetNeeded, check_int
-from icae_env.kinds import TaskPool, check_level, make_kind
-from icae_env.registration import DEFAULT_ROUTER
-from icae_env.sandbox.base import Sandbox
-from icae_env.sandbox.spec import SandboxSpec
-from icae_env.spaces import MAX_OBSERVATION_CHARS, SOURCES, observation_space
-from icae_env.tasks.models import UserAgentData
-from icae_env.user_agent.grounded import check_router, user_agent_for
-from icae_env.user_agent.metrics import InteractionLog, InteractionStats, Turn
+if TYPE_CHECKING:  # named in signatures only; importing this module loads no other part of the package
+    from icae_env.sandbox.base import Sandbox
+    from icae_env.sandbox.spec import SandboxSpec
 
-__all__ = ["Episode", "EvalContext", "IcaeEnv", "Score", "Solution", "StepOutcome", "TaskKind", "Transcript"]
-__all__ += ["WeightedReward"]
+__all__ = [
+    "EvalContext",
+    "InteractionStats",
+    "Record",
+    "Records",
+    "Score",
+    "Solution",
+    "TaskKind",
+    "Transcript",
+    "Turn",
+]
+__all__ += ["Turn", "WeightedReward", "hit_ids", "interaction_stats"]
 
 
 class _Frozen(BaseModel):
@@ -58,6 +61,89 @@ class WeightedReward(_Frozen):
     def total(self, components: Mapping[str, float]) -> float:
         """Return the weighted sum of ``components`` (components without a weight count 0)."""
         return float(sum(getattr(self, name, 0.0) * value for name, value in components.items()))
+
+
+class Turn(_Frozen):
+    """One counted question, with ICAE's per-turn fields."""
+
+    turn: int
+    remaining: int
+    question: str
+    answer: str
+    triggers_hit: tuple[str, ...]
+    fallback_triggered: bool
+
+
+class InteractionStats(_Frozen):
+    """ICAE's stats block plus the task-specific coverage (percentages in 0..100).
+
+    Formulas (``docs/icae-format.md`` section 4): ``budget_usage_rate`` = 100 * turns / max_interactions;
+    ``fallback_rate`` = 100 * fallback turns / turns; ``constraint_coverage`` = 100 * |distinct ids hit| / |hidden
+    constraints of the level| (boilerplate and test-case records included). ``task_coverage`` counts only the task's
+    own records (not ARCH/HARNESS boilerplate or test-case files): that is what signals requirement recovery.
+    """
+
+    constraint_coverage: float
+    task_coverage: float
+    fallback_rate: float
+    budget_usage_rate: float
+    turns_used: int
+    max_interactions: int
+    fallbacks: int
+    triggers_hit: tuple[str, ...]
+    missed_constraints: tuple[str, ...]
+    total_constraints: int
+
+
+class Record(Protocol):
+    """What the interaction metrics read of a hidden record (a :class:`~icae_env.tasks.HiddenConstraint`)."""
+
+    @property
+    def constraint_id(self) -> str:
+        """The record's id."""
+
+    @property
+    def is_task_specific(self) -> bool:
+        """Whether it is one of the task's own facts (not boilerplate or a test-case file)."""
+
+
+class Records(Protocol):
+    """A level's hidden records (a :class:`~icae_env.tasks.UserAgentData`)."""
+
+    @property
+    def hidden_constraints(self) -> Sequence[Record]:
+        """The records."""
+
+
+def hit_ids(constraints: Sequence[Record], turns: Sequence[Turn]) -> list[str]:
+    """Distinct ids of ``constraints`` hit by ``turns``, in first-hit order (pointers and the signature excluded)."""
+    known = {c.constraint_id for c in constraints}
+    seen: dict[str, None] = {}
+    for turn in turns:
+        for cid in turn.triggers_hit:
+            if cid in known:
+                seen.setdefault(cid, None)
+    return list(seen)
+
+
+def interaction_stats(constraints: Sequence[Record], turns: Sequence[Turn], budget: int) -> InteractionStats:
+    """Return ICAE's interaction metrics of ``turns`` against ``constraints`` with ``budget`` questions."""
+    hit = hit_ids(constraints, turns)
+    total = len(constraints)
+    own = [c.constraint_id for c in constraints if c.is_task_specific]
+    fallbacks = sum(t.fallback_triggered for t in turns)
+    return InteractionStats(
+        constraint_coverage=100.0 * len(hit) / total if total else 0.0,
+        task_coverage=100.0 * len(set(hit) & set(own)) / len(own) if own else 0.0,
+        fallback_rate=100.0 * fallbacks / len(turns) if turns else 0.0,
+        budget_usage_rate=100.0 * len(turns) / budget if budget else 0.0,
+        turns_used=len(turns),
+        max_interactions=budget,
+        fallbacks=fallbacks,
+        triggers_hit=tuple(hit),
+        missed_constraints=tuple(c.constraint_id for c in constraints if c.constraint_id not in hit),
+        total_constraints=total,
+    )
 
 
 class Transcript(_Frozen):
@@ -73,11 +159,9 @@ class Transcript(_Frozen):
     turns: tuple[Turn, ...] = ()
     steps: int = 0
 
-    def stats(self, data: UserAgentData) -> InteractionStats:
+    def stats(self, data: Records) -> InteractionStats:
         """Return ICAE's interaction metrics of this transcript against the records of ``data``."""
-        return InteractionLog(
-            constraints=data.hidden_constraints, max_interactions=self.budget, turns=list(self.turns)
-        ).stats()
+        return interaction_stats(data.hidden_constraints, self.turns, self.budget)
 
 
 class Score(_Frozen):
@@ -180,214 +264,3 @@ class TaskKind(Protocol):
 
     def close(self) -> None:
         """Release what the kind holds for its env (temporary evidence ...); safe to call twice."""
-
-
-@dataclass
-class Episode:
-    """What changes during one episode; rebuilt on every reset, never shared between episodes."""
-
-    task: Any
-    level: str
-    user_agent: Any
-    targets: frozenset[str] = frozenset()
-    recovered: dict[str, None] = field(default_factory=dict)
-    started: float = field(default_factory=time.monotonic)
-    step: int = 0
-    done: bool = False
-    last_output: str = ""
-
-    def transcript(self, budget: int) -> Transcript:
-        """Return the episode's :class:`Transcript` so far."""
-        return Transcript(budget=budget, turns=tuple(self.user_agent.log.turns), steps=self.step)
-
-    def recover(self, constraint_ids: Sequence[str]) -> tuple[str, ...]:
-        """Mark the task-specific records among ``constraint_ids`` recovered; return the newly recovered ones."""
-        new = tuple(c for c in dict.fromkeys(constraint_ids) if c in self.targets and c not in self.recovered)
-        self.recovered.update(dict.fromkeys(new))
-        return new
-
-
-@dataclass
-class StepOutcome:
-    """What a subclass's :meth:`IcaeEnv._act` produced.
-
-    Attributes:
-        text: Observation text.
-        source: One of :data:`SOURCES`.
-        exit_code: The command's exit status (-1 when not a command).
-        reward: The step's reward (before any final evaluation).
-        terminated: Whether the action ended the episode (submit, stop, last question).
-        info: Step info beyond the header.
-        action_error: Why the action could not be carried out (None when it could).
-    """
-
-    text: str
-    source: str = "env"
-    exit_code: int = -1
-    reward: float = 0.0
-    terminated: bool = False
-    info: dict[str, Any] = field(default_factory=dict)
-    action_error: str | None = None
-
-
-_E = TypeVar("_E", bound=Episode)
-
-
-class IcaeEnv(gym.Env[dict, Any], Generic[_E]):
-    """Base of every icae-env environment (see the module docstring for what it owns).
-
-    It is generic in its episode state: a subclass with more per-episode state extends :class:`Episode` and sets
-    :attr:`episode_type`.
-
-    Args:
-        task: A task name, pack path, task object, or a non-empty sequence of them (one drawn per reset).
-        level: Default level.
-        kind: The task kind (a registered name) or a kind instance.
-        budget: Clarification questions per episode.
-        max_steps: Steps before truncation (>= 1).
-        time_limit_s: Wall-clock seconds before truncation (None: no limit).
-        router: User Agent router name.
-        memo_size: Router answers remembered per task and level (0: none; routers are deterministic).
-        render_mode: None or ``"ansi"`` (``render()`` returns the last observation text).
-    """
-
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
-    exit_codes: ClassVar[int] = 1
-    min_budget: ClassVar[int] = 0
-    episode_type: type[Episode] = Episode
-    #: Observation text is cut to this many characters (the tools cut long outputs earlier, with a marker).
-    max_output_chars: ClassVar[int] = MAX_OBSERVATION_CHARS + 1000
-
-    def __init__(
-        self,
-        task: Any,
-        level: str = "L1",
-        *,
-        kind: str | TaskKind = "build",
-        budget: int = 16,
-        max_steps: int = 200,
-        time_limit_s: float | None = None,
-        router: str = DEFAULT_ROUTER,
-        memo_size: int = 0,
-        render_mode: str | None = None,
-    ) -> None:
-        self.kind: TaskKind = make_kind(kind) if isinstance(kind, str) else kind
-        self._pool = TaskPool(task, self.kind)
-        check_level(level)
-        self.budget, self.max_steps = check_int("budget", budget, self.min_budget), check_int("max_steps", max_steps, 1)
-        self.memo_size = check_int("memo_size", memo_size, 0)
-        if time_limit_s is not None and not (isinstance(time_limit_s, (int, float)) and time_limit_s > 0):
-            raise ArgumentError(f"time_limit_s must be > 0 or None, got {time_limit_s!r}")
-        if render_mode not in (None, "ansi"):
-            raise ArgumentError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.level, self.time_limit_s, self.render_mode = level, time_limit_s, render_mode
-        self.router = check_router(router)
-        self.observation_space = observation_space(budget, max_steps, exit_codes=self.exit_codes)
-        self._state: _E | None = None
-        self._agents: dict[tuple[str, str], Any] = {}
-        self._episodes = 0
-
-    # -- what subclasses implement -------------------------------------------------------------------------
-    def _begin(self, state: _E) -> str:
-        """Start the episode of ``state`` (its resources); return the first observation's text."""
-        raise NotImplementedError
-
-    def _act(self, state: _E, action: Any) -> StepOutcome:
-        """Carry out one action; agent mistakes come back as outcomes with ``action_error`` set."""
-        raise NotImplementedError
-
-    def _finish(self, state: _E, outcome: StepOutcome, terminated: bool) -> tuple[float, dict[str, Any]]:
-        """The last step of an episode: return its reward and extra info (default: the step's own reward)."""
-        return outcome.reward, {}
-
-    def _end_episode(self, state: _E) -> None:
-        """Release the resources of a finished or abandoned episode."""
-
-    # -- gymnasium API -------------------------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
-        """Start an episode; ``options`` may set ``task`` (name, path or task object) and ``level``."""
-        super().reset(seed=seed)
-        task, level = self._pool.pick(options, self.level, self.np_random)
-        self._close_episode()
-        agent = self._user_agent(task, level)
-        targets = frozenset(c.constraint_id for c in agent.data.hidden_constraints if c.is_task_specific)
-        self._episodes += 1
-        state: _E = self.episode_type(task=task, level=level, user_agent=agent, targets=targets)  # type: ignore[assignment]
-        try:
-            text = self._begin(state)
-        except BaseException:
-            self._end_episode(state)
-            raise
-        self._state = state
-        return self._observation(state, text, "env", -1), self._info(state, None)
-
-    def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
-        """Carry out one action; see the subclass docstring for the contract."""
-        state = self._state
-        if state is None or state.done:
-            raise ResetNeeded("call reset() before step()" if state is None else "the episode is over; call reset()")
-        state.step += 1
-        outcome = self._act(state, action)
-        terminated = outcome.terminated
-        over_time = self.time_limit_s is not None and time.monotonic() - state.started >= self.time_limit_s
-        truncated = not terminated and (state.step >= self.max_steps or over_time)
-        reward, extra = outcome.reward, dict[str, Any]()
-        if terminated or truncated:
-            state.done = True
-            reward, extra = self._finish(state, outcome, terminated)
-        info = {**self._info(state, outcome.action_error), **outcome.info, **extra}
-        observation = self._observation(state, outcome.text, outcome.source, outcome.exit_code)
-        return observation, reward, terminated, truncated, info
-
-    def cheat(self) -> Solution:
-        """The current task's privileged :class:`Solution` (for oracle agents; see :mod:`icae_env.run`)."""
-        state = self._require_state()
-        return self.kind.cheat(state.task, state.level)
-
-    def render(self) -> str | None:
-        """Return the last observation text in ``ansi`` mode."""
-        return self._state.last_output if self.render_mode == "ansi" and self._state is not None else None
-
-    @property
-    def task(self) -> Any:
-        """The current task (privileged: hidden data included; for tools and tests, never for policies)."""
-        return self._require_state().task
-
-    def close(self) -> None:
-        """Release the episode's resources and the kind's; safe to call twice."""
-        self._close_episode()
-        self.kind.close()
-        super().close()
-
-    # -- shared helpers ------------------------------------------------------------------------------------
-    def _require_state(self) -> _E:
-        if self._state is None:
-            raise ResetNeeded("call reset() first")
-        return self._state
-
-    def _close_episode(self) -> None:
-        state, self._state = self._state, None
-        if state is not None:
-            self._end_episode(state)
-
-    def _user_agent(self, task: Any, level: str) -> Any:
-        """The grounded User Agent of ``task`` at ``level`` (built once, reset for every episode)."""
-        key = (f"{task.origin}:{task.id}", level)
-        if key not in self._agents:
-            self._agents[key] = user_agent_for(task.user_agent_data(level), self.budget, self.router, self.memo_size)
-        agent = self._agents[key]
-        agent.reset()
-        return agent
-
-    def _observation(self, state: _E, text: str, source: str, exit_code: int) -> dict[str, Any]:
-        state.last_output = text[: self.max_output_chars]
-        return {
-            "output": state.last_output,
-            "source": SOURCES.index(source),
-            "exit_code": int(exit_code),
-            "questions_left": max(state.user_agent.remaining, 0),
-            "step": min(state.step, self.max_steps),
-        }
-
-    def _info(self, state: _E, action_error: str | None) -> dict[str, Any]:
-        return {"task": state.task.id, "level": state.level, "action_error": action_error}

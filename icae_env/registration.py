@@ -6,7 +6,8 @@ are imported on first use), so that optional extras stay optional and the tables
 * :data:`ENV_FAMILIES`: ``icae/<Name>-v<N>`` ids; any change to behaviour or grading bumps ``N``.
 * :data:`TASK_KINDS`: the task kinds (:class:`icae_env.core.TaskKind`), each with the env that runs it and the
   suite word that ``icae-env run --tasks`` expands to every task of the kind.
-* :data:`SANDBOX_BACKENDS`, :data:`ROUTERS`, :data:`AGENTS`: name -> entry point.
+* :data:`SANDBOX_BACKENDS`, :data:`ROUTERS`, :data:`AGENTS`, :data:`FAMILIES`: name -> entry point.
+* :data:`TASK_SOURCES`: task-name prefix (``gen/``) -> the loader of such names.
 
 Adding a task kind is one module (the kind) plus one :class:`KindEntry` row, given to :func:`register_kind` at
 run time or added to :data:`TASK_KINDS`. Rows registered at run time are what :func:`runtime_rows` returns; the
@@ -32,6 +33,7 @@ __all__ = [
     "ROUTERS",
     "SANDBOX_BACKENDS",
     "TASK_KINDS",
+    "TASK_SOURCES",
     "EnvFamily",
     "KindEntry",
     "apply_rows",
@@ -41,6 +43,7 @@ __all__ = [
     "register_kind",
     "resolve",
     "runtime_rows",
+    "task_source",
 ]
 
 
@@ -113,12 +116,18 @@ SANDBOX_BACKENDS: dict[str, str] = {
 DEFAULT_ROUTER = "cascade"
 
 ROUTERS: dict[str, str] = {
-    "cascade": "icae_env.user_agent.cascade:CascadeRouter",  # distilled + the shipped cross-encoder ensemble
-    "distilled": "icae_env.user_agent.distilled:DistilledRouter",  # the default before cascade
-    "lexical": "icae_env.user_agent.lexical:LexicalRouter",
-    "embedding": "icae_env.user_agent.embedding:EmbeddingRouter",
-    "lexical-embedding": "icae_env.user_agent.hybrid:HybridRouter",
-    "llm": "icae_env.user_agent.llm:LLMRouter",
+    "cascade": "icae_env.user_agent.routers.cascade:CascadeRouter",  # distilled + the shipped cross-encoder ensemble
+    "distilled": "icae_env.user_agent.routers.distilled:DistilledRouter",  # the default before cascade
+    "lexical": "icae_env.user_agent.routers.lexical:LexicalRouter",
+    "embedding": "icae_env.user_agent.optional.embedding:EmbeddingRouter",
+    "lexical-embedding": "icae_env.user_agent.optional.hybrid:HybridRouter",
+    "llm": "icae_env.user_agent.optional.llm:LLMRouter",
+}
+
+#: Task names by prefix that a loader other than the built-in suite and task packs reads: prefix -> ``"module:func"``
+#: (the function takes the name and returns a task, or a distribution of tasks for a name without an index).
+TASK_SOURCES: dict[str, str] = {
+    "gen/": "icae_env.families:load_generated",
 }
 
 #: Procedural task families (:mod:`icae_env.families`): name -> ``"module:Class"``.
@@ -174,6 +183,11 @@ def resolve(what: str, name: str) -> Any:
     if isinstance(name, str) and ":" in name:
         return load_entry_point(name)
     raise unknown(what, name, list(table))
+
+
+def task_source(name: str) -> str | None:
+    """Return the loader entry point of the :data:`TASK_SOURCES` prefix ``name`` starts with (None: no prefix)."""
+    return next((loader for prefix, loader in TASK_SOURCES.items() if name.startswith(prefix)), None)
 
 
 def kind_entries() -> list[KindEntry]:

@@ -31,7 +31,7 @@ def cache_dir(tmp_path_factory):
     Under pytest-xdist every worker shares one cache (in the run's base temp dir), so a logit one worker computed is
     read back by the others; SQLite's locking lets them write it together.
     """
-    from icae_env.user_agent.logit_store import CACHE_VARIABLE
+    from icae_env.user_agent.models.logit_store import CACHE_VARIABLE
 
     if CACHE_VARIABLE not in os.environ:  # a cache named by the caller is kept
         base = tmp_path_factory.getbasetemp()

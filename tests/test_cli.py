@@ -42,10 +42,10 @@ def test_score_table_and_json(mini_pack, tmp_path):
 
 def test_export_and_inspect(tmp_path, icae_sample):
     out = tmp_path / "root"
-    assert run("tasks", "export-icae", "builtin/unidiff", str(out)).returncode == 0
-    result = run("tasks", "inspect-icae", str(out), "-v")
+    assert run("icae", "export", "builtin/unidiff", str(out)).returncode == 0
+    result = run("icae", "inspect", str(out), "-v")
     assert result.returncode == 0 and "unidiff" in result.stdout and "public,native,enhanced" in result.stdout
-    sample = run("tasks", "inspect-icae", str(icae_sample))
+    sample = run("icae", "inspect", str(icae_sample))
     assert sample.returncode == 0 and sample.stdout.count("realcode@00") == 5
 
 
@@ -54,7 +54,7 @@ def test_errors_exit_2_with_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("icae-env: error: no task named") and err.count("\n") == 1
     assert main(["score", str(tmp_path / "absent"), "--task", "builtin/unidiff"]) == 2
-    assert main(["tasks", "inspect-icae", str(tmp_path)]) == 0
+    assert main(["icae", "inspect", str(tmp_path)]) == 0
     bad = tmp_path / "bad.yaml"
     bad.write_text("sandbox: {isolation: chroot}\n")
     assert main(["score", str(tmp_path), "--task", "builtin/unidiff", "--config", str(bad)]) == 2
@@ -99,3 +99,22 @@ def test_run_on_docker_scores_every_builtin_task_and_leaves_no_container(tasks, 
         check=True,
     )
     assert left.stdout.strip() == "", "the run left containers behind"
+
+
+def test_old_spellings_still_work_and_print_one_notice(tmp_path, capsys):
+    """The spellings before 0.2 stay for one release: the same command, plus one notice line on stderr."""
+    out = tmp_path / "root"
+    assert main(["tasks", "export-icae", "builtin/unidiff", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "exported builtin/unidiff" in captured.out
+    assert captured.err == (
+        "icae-env: note: `icae-env tasks export-icae` is now `icae-env icae export`; "
+        "the old spelling is removed in the next release\n"
+    )
+    assert main(["tasks", "inspect-icae", str(out)]) == 0
+    assert "is now `icae-env icae inspect`" in capsys.readouterr().err
+    assert main(["data", "fetch-icae", "--root", str(tmp_path / "r"), "--mirror", "ftp://example.org"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert "is now `icae-env icae fetch`" in err[0] and err[1].startswith("icae-env: error:")
+    assert main(["tasks", "certify-icae", str(tmp_path / "nowhere"), "--quiet"]) == 2
+    assert "is now `icae-env icae certify`" in capsys.readouterr().err

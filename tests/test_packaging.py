@@ -53,8 +53,8 @@ def test_the_wheel_has_one_top_level_package(wheel: Path):
         "icae_env/wrappers/text_actions.py",
         "icae_env/baselines/oracle_agent.py",
         "icae_env/configs/default.yaml",
-        "icae_env/user_agent/static_encoder.npz",
-        "icae_env/user_agent/cross_encoder.npz",  # the default router's cross-encoder
+        "icae_env/user_agent/models/static_encoder.npz",
+        "icae_env/user_agent/models/cross_encoder.npz",  # the default router's cross-encoder
     ):
         assert member in names
     assert any(n.startswith("icae_env/tasks/builtin/unidiff/cases/native/") for n in names)
@@ -62,22 +62,65 @@ def test_the_wheel_has_one_top_level_package(wheel: Path):
     assert zipfile.ZipFile(wheel).read(top_level).decode().split() == ["icae_env"]
 
 
-def test_the_installed_wheel_imports_its_mapped_packages(wheel: Path, tmp_path: Path):
-    target = tmp_path / "site"
+@pytest.fixture(scope="module")
+def site(wheel: Path, tmp_path_factory) -> Path:
+    """The wheel installed into a folder of its own."""
+    target = tmp_path_factory.mktemp("site")
     install = [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)]
     assert subprocess.run(install, capture_output=True, text=True, timeout=600).returncode == 0
-    site = repr(str(target))
+    return target
+
+
+#: Modules that fit or evaluate the User Agent's models: they live in benchmarks/router_fit/, not in the wheel.
+FITTING = ("gate_fit", "distill", "encoder_distill", "cross_encoder_fit", "evaluation", "fits", "labelled", "labels")
+FITTING += ("trigger_eval", "trigger_quality", "router_fit")
+
+
+def test_the_wheel_has_no_fitting_evaluation_or_http_module_in_the_user_agent(wheel: Path):
+    names = zipfile.ZipFile(wheel).namelist()
+    stems = {Path(n).stem for n in names if n.endswith(".py")} | {p for n in names for p in Path(n).parts[:-1]}
+    assert not stems & set(FITTING), stems & set(FITTING)
+    user_agent = [n for n in names if n.startswith("icae_env/user_agent/") and n.endswith(".py")]
+    assert len(user_agent) > 15
+    for name in user_agent:
+        source = zipfile.ZipFile(wheel).read(name).decode()
+        assert "http.server" not in source and "from benchmarks" not in source and "import benchmarks" not in source, name
+
+
+def _lint_imports(folder: Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()"]
+    command += [str(ROOT / "pyproject.toml"), "--no-cache"]
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+    return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_the_installed_package_keeps_its_import_layers(site: Path, tmp_path: Path):
+    """The import-linter contracts of pyproject.toml hold, and a cycle added on purpose breaks them."""
+    kept = _lint_imports(site)
+    assert kept.returncode == 0 and "3 kept, 0 broken" in kept.stdout, kept.stdout + kept.stderr
+    cycled = tmp_path / "site"
+    shutil.copytree(site / "icae_env", cycled / "icae_env")
+    models = cycled / "icae_env" / "tasks" / "models.py"
+    models.write_text(models.read_text() + "\nimport icae_env.kinds  # noqa: E402 - a cycle: kinds imports tasks\n")
+    broken = _lint_imports(cycled)
+    assert broken.returncode == 1 and "Sub-packages import downwards only BROKEN" in broken.stdout, broken.stdout
+    assert "icae_env.tasks.models -> icae_env.kinds" in broken.stdout
+
+
+def test_the_installed_wheel_imports_its_mapped_packages(site: Path, tmp_path: Path):
+    target = site
+    site_text = repr(str(target))
     code = (
         "import icae_env, icae_env.wrappers as w, icae_env.baselines.oracle_agent as o\n"
         "from icae_env.wrappers import TextActions\n"
         "from icae_env.config import load_config, RunConfig\n"
         "import importlib.util\n"
-        f"assert icae_env.__file__.startswith({site}), icae_env.__file__\n"
-        f"assert w.__file__.startswith({site}) and o.__file__.startswith({site})\n"
+        f"assert icae_env.__file__.startswith({site_text}), icae_env.__file__\n"
+        f"assert w.__file__.startswith({site_text}) and o.__file__.startswith({site_text})\n"
         "assert importlib.util.find_spec('wrappers') is None and importlib.util.find_spec('baselines') is None\n"
         "assert load_config('default') == RunConfig()\n"
-        "from icae_env.user_agent.cross_encoder import SHIPPED_PATH, load_cross_encoder\n"
-        f"assert str(SHIPPED_PATH).startswith({site}) and len(load_cross_encoder(SHIPPED_PATH).members) == 3\n"
+        "from icae_env.user_agent.models.cross_encoder import SHIPPED_PATH, load_cross_encoder\n"
+        f"assert str(SHIPPED_PATH).startswith({site_text}) and len(load_cross_encoder(SHIPPED_PATH).members) == 3\n"
         "print('ok', TextActions.__name__)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(target)}

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from icae_env.config import RunConfig, load_config
 from icae_env.sandbox.spec import SandboxSpec, parse_option
 
-__all__ = ["add_kind_commands", "add_sandbox_arguments", "config_of", "count", "pct", "sandbox_of", "seconds", "table"]
+__all__ = [
+    "add_kind_commands",
+    "add_sandbox_arguments",
+    "config_of",
+    "count",
+    "deprecated",
+    "pct",
+    "sandbox_of",
+    "seconds",
+    "table",
+]
 
 
 def pct(value: float | None) -> str:
@@ -24,6 +35,16 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def deprecated(func: Callable[[argparse.Namespace], int], notice: str) -> Callable[[argparse.Namespace], int]:
+    """Wrap a command's ``func`` so that it first prints ``notice`` (an old spelling's one-line notice) to stderr."""
+
+    def run(args: argparse.Namespace) -> int:
+        print(f"icae-env: note: {notice}; the old spelling is removed in the next release", file=sys.stderr)
+        return func(args)
+
+    return run
 
 
 def seconds(text: str) -> float:

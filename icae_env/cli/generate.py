@@ -12,8 +12,8 @@ from typing import Any
 from icae_env.cli.common import count, table
 from icae_env.families import Knobs, TaskRejected, family_names, generate, get_family
 from icae_env.families.generation import parse_knobs
+from icae_env.icae_bench.export import export_icae
 from icae_env.progress import draw_progress
-from icae_env.tasks import export_icae
 from icae_env.tasks.golden import write_golden
 from icae_env.tasks.models import GoldenFile
 

@@ -1,19 +1,50 @@
-"""``icae-env tasks certify-icae``: certify the tasks of an ICAE-Bench data root, print what failed and a summary."""
+"""``icae-env icae fetch|inspect|certify|export``: ICAE-Bench data roots (:mod:`icae_env.icae_bench`).
+
+The spellings before 0.2 (``icae-env data fetch-icae``, ``icae-env tasks inspect-icae|certify-icae|export-icae``)
+stay for one release and print a notice.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from icae_env.cli.common import add_sandbox_arguments, config_of, sandbox_of, table
-from icae_env.tasks.certify_icae import certify_icae
-from icae_env.tasks.certify_status import STATUSES, TaskStatus
+from icae_env.cli.common import add_sandbox_arguments, config_of, count, deprecated, sandbox_of, seconds, table
+from icae_env.errors import FetchError, IcaeEnvError
+from icae_env.icae_bench.certify import certify_icae
+from icae_env.icae_bench.download import DownloadPolicy
+from icae_env.icae_bench.export import export_icae
+from icae_env.icae_bench.fetch import fetch_icae
+from icae_env.icae_bench.load import load_icae_bench
+from icae_env.icae_bench.manifest import ARTIFACT_NAMES, ZENODO
+from icae_env.icae_bench.refs import LEVEL_DIRS
+from icae_env.icae_bench.status import STATUSES, TaskStatus
+from icae_env.tasks import load_task
 
-__all__ = ["add_icae_commands", "summary_table"]
+__all__ = ["add_icae_commands", "add_old_spellings", "summary_table"]
 
-_HELP = "run each task's golden and an empty workspace in its language's sandbox; write a status file per task"
+_CERTIFY_HELP = "run each task's golden and an empty workspace in its language's sandbox; write a status file per task"
+Command = Callable[[argparse.Namespace], int]
+
+
+_FETCH_HELP = "download, verify and unpack ICAE-Bench's public artifacts (PRDs, test cases, goldens, Kotlin image)"
+
+
+def _cmd_fetch(args: argparse.Namespace) -> int:
+    policy = DownloadPolicy(timeout_s=args.timeout, retries=args.retries)
+    try:
+        report = fetch_icae(args.root, mirror=args.mirror, manifest=args.manifest, only=args.only, policy=policy)
+    except OSError as exc:  # a data root that cannot be created or written
+        raise FetchError(f"{args.root}: {exc.strerror or exc}: {exc.filename or ''}") from None
+    done = ", ".join(report.installed) or "nothing new"
+    print(f"{report.root}: installed {done}; {report.layout.summary() if report.layout else ''}")
+    if report.complete:
+        print(f"{report.root}: complete (every artifact of the manifest is installed)")
+    return 0
 
 
 def summary_table(statuses: Sequence[TaskStatus]) -> str:
@@ -69,9 +100,51 @@ def _positive(text: str) -> int:
     return value
 
 
-def add_icae_commands(sub: Any) -> None:
-    """Register ``tasks certify-icae ROOT [ALIAS ...]`` on the ``tasks`` subparsers."""
-    certify = sub.add_parser("certify-icae", help=_HELP, description=_HELP)
+def _cmd_export(args: argparse.Namespace) -> int:
+    root = export_icae(load_task(args.name), args.dir, alias=args.alias)
+    print(f"exported {args.name} to {root}")
+    return 0
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    root = Path(args.root)
+    aliases = args.aliases or sorted(
+        {p.stem for d in LEVEL_DIRS.values() for p in (root / "user_agent" / d[0]).glob("*.json")}
+    )
+    rows: list[tuple[object, ...]] = []
+    failures = 0
+    for alias in aliases:
+        try:
+            level = next(lv for lv, d in LEVEL_DIRS.items() if (root / "user_agent" / d[0] / f"{alias}.json").is_file())
+            task = load_icae_bench(root, alias, level=level)
+            counts = {lv: len(spec.hidden_constraints) for lv, spec in task.levels.items()}
+            rows.append((alias, task.language, json.dumps(counts), ",".join(task.available_tiers), len(task.notes)))
+            for note in task.notes if args.verbose else ():
+                print(f"{alias}: {note}")
+        except (IcaeEnvError, StopIteration) as exc:
+            failures += 1
+            rows.append((alias, "", "", "", f"ERROR {exc}"))
+    print(table(("alias", "language", "records per level", "tiers", "notes"), rows))
+    return 1 if failures else 0
+
+
+def _add_fetch(sub: Any, name: str, func: Command) -> None:
+    fetch = sub.add_parser(name, help=_FETCH_HELP)
+    fetch.add_argument("--root", required=True, help="the data root to create or complete")
+    fetch.add_argument("--mirror", default=None, help=f"replaces {ZENODO} (http://, https:// or file://)")
+    fetch.add_argument("--manifest", default=None, help="a manifest JSON replacing the shipped one (same shape)")
+    fetch.add_argument("--only", choices=ARTIFACT_NAMES, default=None, help="fetch this artifact only")
+    fetch.add_argument(
+        "--timeout", type=seconds, default=DownloadPolicy.timeout_s, help="socket timeout in seconds (60)"
+    )
+    fetch.add_argument(
+        "--retries", type=count(0), default=DownloadPolicy.retries, help="retries after a transient error (4)"
+    )
+    fetch.set_defaults(func=func)
+
+
+def _add_certify(sub: Any, name: str, func: Command) -> None:
+    certify = sub.add_parser(name, help=_CERTIFY_HELP, description=_CERTIFY_HELP)
     certify.add_argument("root", help="the ICAE-Bench data root")
     certify.add_argument("aliases", nargs="*", help="tasks to certify (default: every task of the root)")
     add_sandbox_arguments(certify)
@@ -79,4 +152,48 @@ def add_icae_commands(sub: Any) -> None:
     certify.add_argument("--out", default=None, help="status directory (default ROOT/.certify)")
     certify.add_argument("--force", action="store_true", help="certify again tasks whose status file is current")
     certify.add_argument("--quiet", action="store_true", help="no progress bar")
-    certify.set_defaults(func=_cmd_certify)
+    certify.set_defaults(func=func)
+
+
+def _add_export(sub: Any, name: str, func: Command) -> None:
+    export = sub.add_parser(name, help="write a task in the ICAE-Bench data layout")
+    export.add_argument("name")
+    export.add_argument("dir")
+    export.add_argument("--alias", default=None)
+    export.set_defaults(func=func)
+
+
+def _add_inspect(sub: Any, name: str, func: Command) -> None:
+    inspect = sub.add_parser(name, help="load tasks from an ICAE-Bench data root and report them")
+    inspect.add_argument("root")
+    inspect.add_argument("aliases", nargs="*")
+    inspect.add_argument("-v", "--verbose", action="store_true", help="print every normalisation note")
+    inspect.set_defaults(func=func)
+
+
+def add_icae_commands(commands: Any) -> None:
+    """Register ``icae fetch|inspect|certify|export`` on the top-level subparsers."""
+    group = commands.add_parser("icae", help="ICAE-Bench data roots: fetch, inspect, certify, export")
+    sub = group.add_subparsers(dest="icae_command", required=True)
+    _add_fetch(sub, "fetch", _cmd_fetch)
+    _add_inspect(sub, "inspect", _cmd_inspect)
+    _add_certify(sub, "certify", _cmd_certify)
+    _add_export(sub, "export", _cmd_export)
+
+
+def _old(new: str, func: Command, old: str) -> Command:
+    return deprecated(func, f"`icae-env {old}` is now `icae-env icae {new}`")
+
+
+def add_old_spellings(tasks_sub: Any, commands: Any) -> None:
+    """Register the spellings before 0.2, kept for one release.
+
+    ``tasks export-icae|inspect-icae|certify-icae`` go on the ``tasks`` subparsers ``tasks_sub``, ``data fetch-icae``
+    on the top-level ``commands``.
+    """
+    _add_export(tasks_sub, "export-icae", _old("export", _cmd_export, "tasks export-icae"))
+    _add_inspect(tasks_sub, "inspect-icae", _old("inspect", _cmd_inspect, "tasks inspect-icae"))
+    _add_certify(tasks_sub, "certify-icae", _old("certify", _cmd_certify, "tasks certify-icae"))
+    group = commands.add_parser("data", help="old spelling of `icae-env icae fetch` (removed in the next release)")
+    sub = group.add_subparsers(dest="data_command", required=True)
+    _add_fetch(sub, "fetch-icae", _old("fetch", _cmd_fetch, "data fetch-icae"))

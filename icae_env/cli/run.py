@@ -72,7 +72,7 @@ def _add_run(commands: Any) -> None:
         const=True,
         default=None,
         metavar="DIR",
-        help="keep only ICAE tasks certified ok by 'icae-env tasks certify-icae' (status files in DIR, "
+        help="keep only ICAE tasks certified ok by 'icae-env icae certify' (status files in DIR, "
         "default ROOT/.certify)",
     )
     run.add_argument("--levels", default="L1", help="comma-separated levels (L1,L2,L3,ground)")

@@ -1,4 +1,4 @@
-"""``icae-env serve openenv``: serve a registered env id through OpenEnv (needs the ``openenv`` extra)."""
+"""``icae-env serve openenv|oracle``: an env id through OpenEnv (the ``openenv`` extra), or the ICAE Oracle API."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from icae_env.cli.common import add_sandbox_arguments, count, sandbox_of, seconds
+from icae_env.cli.oracle import add_oracle_serve
 from icae_env.errors import ConfigError
 from icae_env.sandbox.spec import parse_option
 
@@ -52,7 +53,7 @@ def _cmd_openenv(args: argparse.Namespace) -> int:
 
 
 def add_serve_commands(commands: Any) -> None:
-    """Register ``serve openenv`` on the top-level subparsers.
+    """Register ``serve openenv`` and ``serve oracle`` (:mod:`icae_env.cli.oracle`) on the top-level subparsers.
 
     ``serve openenv [--host H] [--port P] [--env ID] [--env-option KEY=VALUE ...] [--sandbox NAME]
     [--sandbox-option KEY=VALUE ...] [--max-sessions N] [--idle-timeout S]`` serves until SIGINT or SIGTERM.
@@ -60,8 +61,9 @@ def add_serve_commands(commands: Any) -> None:
     Args:
         commands: The object returned by ``ArgumentParser.add_subparsers``.
     """
-    serve = commands.add_parser("serve", help="serve an environment to other frameworks (OpenEnv)")
+    serve = commands.add_parser("serve", help="serve an environment to other frameworks (OpenEnv), or the Oracle API")
     sub = serve.add_subparsers(dest="serve_command", required=True)
+    add_oracle_serve(sub)
     openenv = sub.add_parser("openenv", help="serve a registered env id over OpenEnv's HTTP + WebSocket API")
     openenv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     openenv.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")

@@ -1,22 +1,18 @@
-"""``icae-env tasks list|validate|export-icae|inspect-icae|certify-icae`` and ``icae-env score``."""
+"""``icae-env tasks list|validate|generate|families`` and ``icae-env score``."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
-from pathlib import Path
 from typing import Any
 
 from icae_env.cli.common import add_kind_commands, add_sandbox_arguments, config_of, pct, sandbox_of, table
 from icae_env.cli.generate import add_generation_commands
-from icae_env.cli.icae import add_icae_commands
 from icae_env.errors import IcaeEnvError
 from icae_env.scoring import ScoreReport, score
-from icae_env.tasks import TIERS, export_icae, list_tasks, load_icae_bench, load_task
+from icae_env.tasks import TIERS, list_tasks, load_task
 from icae_env.tasks.golden import golden_workspace
-from icae_env.tasks.icae_bench import LEVEL_DIRS
 
 __all__ = ["add_score_command", "add_tasks_commands"]
 
@@ -87,34 +83,6 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
-def _cmd_export(args: argparse.Namespace) -> int:
-    root = export_icae(load_task(args.name), args.dir, alias=args.alias)
-    print(f"exported {args.name} to {root}")
-    return 0
-
-
-def _cmd_inspect(args: argparse.Namespace) -> int:
-    root = Path(args.root)
-    aliases = args.aliases or sorted(
-        {p.stem for d in LEVEL_DIRS.values() for p in (root / "user_agent" / d[0]).glob("*.json")}
-    )
-    rows: list[tuple[object, ...]] = []
-    failures = 0
-    for alias in aliases:
-        try:
-            level = next(lv for lv, d in LEVEL_DIRS.items() if (root / "user_agent" / d[0] / f"{alias}.json").is_file())
-            task = load_icae_bench(root, alias, level=level)
-            counts = {lv: len(spec.hidden_constraints) for lv, spec in task.levels.items()}
-            rows.append((alias, task.language, json.dumps(counts), ",".join(task.available_tiers), len(task.notes)))
-            for note in task.notes if args.verbose else ():
-                print(f"{alias}: {note}")
-        except (IcaeEnvError, StopIteration) as exc:
-            failures += 1
-            rows.append((alias, "", "", "", f"ERROR {exc}"))
-    print(table(("alias", "language", "records per level", "tiers", "notes"), rows))
-    return 1 if failures else 0
-
-
 def _print_report(report: ScoreReport) -> None:
     rows = [
         (t.tier, t.passed, t.total, pct(t.rate), t.failure_reason or "", f"{t.duration_s:.2f}")
@@ -141,22 +109,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_tasks_commands(commands: Any) -> None:
-    """Register ``tasks list|validate|export-icae|inspect-icae|certify-icae``."""
-    helps = ("list, validate, export and import tasks", "list the built-in tasks", _VALIDATE_HELP)
+def add_tasks_commands(commands: Any) -> Any:
+    """Register ``tasks list|validate|generate|families``; return the ``tasks`` subparsers."""
+    helps = ("list, validate and generate tasks", "list the built-in tasks", _VALIDATE_HELP)
     sub = add_kind_commands(commands, "tasks", helps, _cmd_list, _cmd_validate)
     add_generation_commands(sub)
-    export = sub.add_parser("export-icae", help="write a task in the ICAE-Bench data layout")
-    export.add_argument("name")
-    export.add_argument("dir")
-    export.add_argument("--alias", default=None)
-    export.set_defaults(func=_cmd_export)
-    inspect = sub.add_parser("inspect-icae", help="load tasks from an ICAE-Bench data root and report them")
-    inspect.add_argument("root")
-    inspect.add_argument("aliases", nargs="*")
-    inspect.add_argument("-v", "--verbose", action="store_true", help="print every normalisation note")
-    inspect.set_defaults(func=_cmd_inspect)
-    add_icae_commands(sub)
+    return sub
 
 
 def add_score_command(commands: Any) -> None:

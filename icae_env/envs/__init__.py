@@ -1,7 +1,7 @@
 """Environment classes. Create them with ``gymnasium.make("icae/<Name>-vN", ...)`` (see ``registration.py``).
 
-:class:`~icae_env.core.IcaeEnv` (in :mod:`icae_env.core`) is the base of all of them; :class:`WorkspaceEnv` runs
-any task kind in a sandbox; :class:`ProjectBuildEnv` and :class:`RevisionEnv` are it for the ``build`` and
+:class:`~icae_env.envs.base.IcaeEnv` (in :mod:`icae_env.envs.base`) is the base of all of them; :class:`WorkspaceEnv`
+runs any task kind in a sandbox; :class:`ProjectBuildEnv` and :class:`RevisionEnv` are it for the ``build`` and
 ``revision`` kinds; :class:`ClarifyEnv` is the clarification skill alone.
 """
 
@@ -11,7 +11,5 @@ from icae_env.envs.clarify import ClarifyEnv
 from icae_env.envs.project_build import ProjectBuildEnv
 from icae_env.envs.revision import RevisionEnv
 from icae_env.envs.workspace import WorkspaceEnv
-from icae_env.kinds.build import RewardConfig
-from icae_env.kinds.revision import RevisionRewardConfig
 
-__all__ = ["ClarifyEnv", "ProjectBuildEnv", "RevisionEnv", "RevisionRewardConfig", "RewardConfig", "WorkspaceEnv"]
+__all__ = ["ClarifyEnv", "ProjectBuildEnv", "RevisionEnv", "WorkspaceEnv"]

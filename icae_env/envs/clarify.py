@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from icae_env.actions import MAX_QUESTION_CHARS, Ask, Submit
-from icae_env.core import Episode, IcaeEnv, StepOutcome
+from icae_env.envs.base import Episode, IcaeEnv, StepOutcome
 from icae_env.errors import check_number
 from icae_env.registration import DEFAULT_ROUTER
 from icae_env.spaces import MAX_OBSERVATION_CHARS, UnicodeText

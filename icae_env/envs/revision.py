@@ -58,7 +58,7 @@ class RevisionEnv(WorkspaceEnv):
         router: User Agent router name.
         evidence_dir: Where evidence is kept (``<dir>/<task>-<episode>/``); None: a temporary directory removed
             by ``close()``.
-        judge: A :class:`~icae_env.revision.judge.Judge` for ``judge`` checks (None: those stay ungraded).
+        judge: A :class:`~icae_env.revision.llm_judge.Judge` for ``judge`` checks (None: those stay ungraded).
         render_mode: None or ``"ansi"``.
     """
 

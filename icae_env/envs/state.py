@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from icae_env.core import Episode
+from icae_env.envs.base import Episode
 
 __all__ = ["WorkspaceEpisode", "Timing", "COUNTERS"]
 
@@ -45,7 +45,7 @@ class Timing:
 
 @dataclass
 class WorkspaceEpisode(Episode):
-    """An :class:`~icae_env.core.Episode` with a sandbox: its handle, tool counters and timing."""
+    """An :class:`~icae_env.envs.base.Episode` with a sandbox: its handle, tool counters and timing."""
 
     sandbox: Any = None
     counters: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTERS, 0))

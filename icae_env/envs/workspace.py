@@ -17,7 +17,8 @@ from typing import Any, ClassVar
 from pydantic import ValidationError
 
 from icae_env.actions import ActionParseError, Submit, parse_action
-from icae_env.core import EvalContext, IcaeEnv, Score, StepOutcome, TaskKind, WeightedReward
+from icae_env.core import EvalContext, Score, TaskKind, WeightedReward
+from icae_env.envs.base import IcaeEnv, StepOutcome
 from icae_env.envs.state import Timing, WorkspaceEpisode
 from icae_env.envs.tools import ToolOutcome, run_tool
 from icae_env.errors import ConfigError, ResetNeeded

@@ -51,7 +51,7 @@ MIN_FEATURES, MIN_NATIVE, MIN_ENHANCED, MIN_ABLATION_FAILS = 3, 5, 3, 2
 #: that which attempt certifies (and so what ``gen/<family>/<split>/<index>`` is) moves only when this table or one
 #: of its routers changes (refitting a router's constants or re-distilling the encoder can move generated tasks).
 #: The cascade's cross-encoder makes a first certification cost about 6 s per task on two cores; its logits are
-#: stored on disk (:mod:`icae_env.user_agent.logit_store`), so certifying the same task again costs about 0.25 s.
+#: stored on disk (:mod:`icae_env.user_agent.models.logit_store`), so certifying the same task again costs about 0.25 s.
 CERTIFY_ROUTERS = ("lexical", "cascade")
 
 

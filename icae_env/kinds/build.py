@@ -1,7 +1,7 @@
 """Task kind ``build``: ICAE-Bench project building from a fuzzy PRD, scored black-box on hidden test tiers.
 
 Tasks are :class:`~icae_env.tasks.Task` (built-in ``builtin/<name>``, task packs, ICAE-Bench imports named
-``icae:<root>#<alias>``, see :mod:`icae_env.tasks.icae_root`). The
+``icae:<root>#<alias>``, see :mod:`icae_env.icae_bench.refs`). The
 workspace starts empty (or with the task's starting files); evaluation replays the delivery's
 ``rcb_tests/test.sh`` on each tier in fresh sandboxes (:func:`icae_env.scoring.score`), exactly as ICAE-Bench does.
 
@@ -19,15 +19,14 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from icae_env.core import EvalContext, Score, Solution, Transcript, WeightedReward
+from icae_env.core import EvalContext, InteractionStats, Score, Solution, Transcript, WeightedReward
 from icae_env.errors import ArgumentError
-from icae_env.kinds.common import golden_actions, hidden_paths, oracle_questions, pack_ref
+from icae_env.icae_bench.load import ICAE_ORIGIN, is_icae_import, load_icae_bench
+from icae_env.icae_bench.refs import icae_ref, is_icae_ref, parse_icae_ref, record_levels
 from icae_env.sandbox.base import Sandbox
 from icae_env.scoring import ScoreLimits, ScoreReport, StructureReport, score
 from icae_env.tasks import Task, list_tasks, load_task
-from icae_env.tasks.icae_bench import ICAE_ORIGIN, is_icae_import, load_icae_bench
-from icae_env.tasks.icae_root import icae_ref, is_icae_ref, parse_icae_ref, record_levels
-from icae_env.user_agent.metrics import InteractionStats
+from icae_env.tasks.privileged import golden_actions, hidden_paths, oracle_questions, pack_ref
 
 __all__ = ["ICAE_DELIVERY", "INTRO", "BuildKind", "BuildScore", "RewardConfig", "TierSummary", "reward_components"]
 

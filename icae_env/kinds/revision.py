@@ -20,12 +20,12 @@ from pydantic import BaseModel, ConfigDict
 
 from icae_env.core import EvalContext, Score, Solution, Transcript, WeightedReward
 from icae_env.errors import ArgumentError
-from icae_env.kinds.common import golden_actions, hidden_paths, oracle_questions, pack_ref
 from icae_env.revision.grading import grade, temp_evidence_dir
 from icae_env.revision.models import RevisionTask
 from icae_env.revision.pack import is_revision_task, list_revision_tasks, load_revision_task
 from icae_env.revision.report import RevisionReport
 from icae_env.sandbox.base import Sandbox
+from icae_env.tasks.privileged import golden_actions, hidden_paths, oracle_questions, pack_ref
 
 __all__ = ["REVISION_INTRO", "CriterionSummary", "RevisionKind", "RevisionRewardConfig", "RevisionScore"]
 
@@ -97,7 +97,7 @@ class RevisionKind:
     Args:
         evidence_dir: Where evidence is kept (``<dir>/<task>-<episode>/``); None: a temporary directory removed
             by :meth:`close`.
-        judge: A :class:`~icae_env.revision.judge.Judge` for ``judge`` checks (None: those stay ungraded).
+        judge: A :class:`~icae_env.revision.llm_judge.Judge` for ``judge`` checks (None: those stay ungraded).
 
     Attributes:
         last_report: The full report of the last evaluation (reasons, assertions, evidence paths).

@@ -1,8 +1,8 @@
-"""Parallel rollouts on Ray (install the ``ray`` extra: ``pip install "icae-env[ray]"``).
+"""Ray for icae-env (install the ``ray`` extra: ``pip install "icae-env[ray]"``): clusters and remote environments.
 
-* :func:`rollout`: the Ray mode of :func:`icae_env.run.run_suite` (``workers=N``, ``icae-env run --workers N``):
-  whole episodes on N worker actors, streamed back with a progress line, appended to JSONL as they arrive, an
-  episode retried when its worker dies, infrastructure errors kept apart from agent failures.
+Whole-episode rollouts on Ray workers are the run layer's (:func:`icae_env.run.rollout`, ``run_suite(workers=N)``,
+``icae-env run --workers N``), built on this package.
+
 * :class:`RayVectorEnv`: a policy on the driver (often on a GPU) steps any subset of N remote environments.
 * :func:`connect` / :func:`ray_session`: join a cluster (``address="auto"``, ``"host:port"``,
   ``"ray://host:port"``, or ``RAY_ADDRESS``) or start a local one.
@@ -16,22 +16,14 @@ from __future__ import annotations
 
 from icae_env.parallel.cluster import DEFAULT_OBJECT_STORE_BYTES, ParallelError, connect, ray_session, require_ray
 from icae_env.parallel.vector import EnvStep, RayVectorEnv, VectorStepError
-from icae_env.run.records import INFRA_PREFIX, EpisodeJob, InfraError, RolloutReport, make_jobs
-from icae_env.run.suite import rollout
 
 __all__ = [
     "DEFAULT_OBJECT_STORE_BYTES",
-    "INFRA_PREFIX",
     "EnvStep",
-    "EpisodeJob",
-    "InfraError",
     "ParallelError",
     "RayVectorEnv",
-    "RolloutReport",
     "VectorStepError",
     "connect",
-    "make_jobs",
     "ray_session",
     "require_ray",
-    "rollout",
 ]

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from icae_env.errors import SandboxPathError
-from icae_env.kinds.common import hidden_paths
 from icae_env.revision.app import APP_DIR, AppStartError, running_app
 from icae_env.revision.checks.browser import BrowserSession, run_browser_check
 from icae_env.revision.checks.command import run_command_check
@@ -29,6 +28,7 @@ from icae_env.revision.models import EVIDENCE_CATEGORIES, Criterion, RevisionTas
 from icae_env.revision.report import CriterionResult, RevisionReport
 from icae_env.sandbox.snapshot import TEMP_PREFIX, take_snapshot
 from icae_env.sandbox.spec import SandboxSpec
+from icae_env.tasks.privileged import hidden_paths
 
 __all__ = ["grade", "baseline_failure", "verdict_of", "temp_evidence_dir"]
 
@@ -140,7 +140,7 @@ def grade(
         sandbox: The sandbox spec (or backend name) of fresh copies (commands, the app).
         sandbox_options: Backend options laid over ``sandbox``.
         evidence_dir: Where evidence goes (kept); None writes it to a temporary directory removed afterwards.
-        judge: A :class:`~icae_env.revision.judge.Judge` for ``judge`` checks (None: those are ungraded).
+        judge: A :class:`~icae_env.revision.llm_judge.Judge` for ``judge`` checks (None: those are ungraded).
         check_baseline: Whether to check that the starting app starts (an infrastructure failure otherwise).
         criteria: Only these criterion ids (all by default).
 

@@ -16,12 +16,12 @@ from typing import Any
 
 import icae_env
 from icae_env.errors import ArgumentError
+from icae_env.icae_bench.refs import icae_aliases, icae_ref, is_icae_ref, parse_icae_ref
+from icae_env.icae_bench.status import certified_aliases
 from icae_env.kinds import kind_for, make_kind
 from icae_env.registration import kind_entries, kind_entry, runtime_rows
 from icae_env.run.episode import AnyPolicy, EpisodeResult, run_episode
 from icae_env.run.records import EpisodeJob, ResultSink, RolloutReport, make_jobs
-from icae_env.tasks.certify_status import certified_aliases
-from icae_env.tasks.icae_root import icae_aliases, icae_ref, is_icae_ref, parse_icae_ref
 
 __all__ = ["env_id_for", "resolve_tasks", "rollout", "run_suite"]
 
@@ -45,7 +45,7 @@ def resolve_tasks(spec: str, certified: bool | str | Path = False) -> list[str]:
 
     Args:
         spec: The task list.
-        certified: Keep only the ICAE tasks whose certification status (``icae-env tasks certify-icae``) is a
+        certified: Keep only the ICAE tasks whose certification status (``icae-env icae certify``) is a
             current ``ok``: True reads ``<root>/.certify``, a path names the status directory. Other tasks are
             kept as they are.
 
@@ -62,7 +62,7 @@ def resolve_tasks(spec: str, certified: bool | str | Path = False) -> list[str]:
         elif part:
             names.append(part)
     if not names:
-        hint = " (no certified task: run icae-env tasks certify-icae ROOT first)" if certified is not False else ""
+        hint = " (no certified task: run icae-env icae certify ROOT first)" if certified is not False else ""
         raise ArgumentError(f"no tasks selected by {spec!r}{hint}")
     return names
 

@@ -196,7 +196,7 @@ def build_debian(recipe: ImageRecipe, *, fresh: bool = False, timeout: float = 3
 def resolve_archive(path: str | Path) -> Path:
     """Return the image archive at ``path``: the file itself, or ``images/kotlin_1.9.25.tar`` under a data root.
 
-    ``icae-env data fetch-icae --root DIR`` puts ICAE's Kotlin image at ``DIR/images/kotlin_1.9.25.tar``.
+    ``icae-env icae fetch --root DIR`` puts ICAE's Kotlin image at ``DIR/images/kotlin_1.9.25.tar``.
 
     Raises:
         FileNotFoundError: naming the paths looked at.

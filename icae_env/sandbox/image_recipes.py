@@ -11,7 +11,7 @@ Four kinds of source (:attr:`ImageRecipe.source`):
 - ``archive``: ``docker load`` of an image archive (ICAE's Kotlin image, ``kotlin_1.9.25.tar``);
 - ``registry``: no local recipe; the docker sandbox uses a registry image the user pulls.
 
-The reference runtimes (``../shared/icae-format.md`` section 6) differ from Debian's in places; each recipe's
+The reference runtimes (``docs/icae-format.md`` section 6) differ from Debian's in places; each recipe's
 ``note`` says how, and ``icae-env images build`` prints it.
 
 Example:
@@ -193,7 +193,7 @@ RECIPES: tuple[ImageRecipe, ...] = (
         ("kotlin",),
         "archive",
         versions=(("kotlinc", "kotlinc -version"), ("java", "java -version")),
-        note="ICAE's image archive: icae-env data fetch-icae --root DIR --only kotlin-image, then "
+        note="ICAE's image archive: icae-env icae fetch --root DIR --only kotlin-image, then "
         "icae-env images build kotlin --archive DIR/images/kotlin_1.9.25.tar",
     ),
     ImageRecipe(

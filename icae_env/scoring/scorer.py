@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from icae_env.errors import ArgumentError
-from icae_env.kinds.common import hidden_paths
 from icae_env.sandbox.base import Sandbox
 from icae_env.sandbox.spec import SandboxSpec
 from icae_env.scoring.compare import compare_case_file, decode_output
@@ -20,6 +19,7 @@ from icae_env.scoring.harness import HarnessRun, inject_cases, run_harness
 from icae_env.scoring.report import CaseResult, FailureReason, FailureSample, ScoreReport, TierResult
 from icae_env.scoring.structure import measure_structure
 from icae_env.tasks.models import TIER_DIRS, TIERS, CaseFile, Task
+from icae_env.tasks.privileged import hidden_paths
 
 __all__ = ["ScoreLimits", "score", "RUNTIME_MARKERS"]
 

@@ -1,4 +1,4 @@
-"""Tasks: frozen data models, the built-in suite, task packs and ICAE-Bench import/export.
+"""Tasks: frozen data models, the built-in suite, task packs, and ``load_task`` for every kind of task name.
 
 Example:
     >>> from icae_env.tasks import list_tasks, load_task
@@ -9,10 +9,12 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from icae_env.errors import TaskNotFoundError
-from icae_env.tasks.icae_bench import export_icae, load_icae_bench
+from icae_env.registration import load_entry_point, task_source
 from icae_env.tasks.models import (
     LEVELS,
     TIER_DIRS,
@@ -45,10 +47,8 @@ __all__ = [
     "TestCase",
     "TestTiers",
     "UserAgentData",
-    "export_icae",
     "list_tasks",
     "load_case_file",
-    "load_icae_bench",
     "load_pack",
     "load_task",
 ]
@@ -75,16 +75,16 @@ def load_task(name_or_path: str | Path) -> Task:
         TaskNotFoundError: when nothing matches (with close built-in names as suggestions).
         TaskValidationError: when the pack is malformed.
     """
-    if isinstance(name_or_path, str) and name_or_path.startswith("gen/"):
-        return _generated(name_or_path)
+    if isinstance(name_or_path, str):
+        source = task_source(name_or_path)
+        if source is not None:
+            return _from_source(name_or_path, load_entry_point(source))
     pack, origin = _SUITE.resolve(name_or_path)
     return load_pack(pack, origin=origin)
 
 
-def _generated(name: str) -> Task:
-    from icae_env.families import load_generated
-
-    loaded = load_generated(name)
+def _from_source(name: str, loader: Callable[[str], Any]) -> Task:
+    loaded = loader(name)
     if not isinstance(loaded, Task):
         raise TaskNotFoundError(f"{name!r} names a distribution of generated tasks, not one task: add /<index>")
     return loaded

@@ -1,6 +1,6 @@
 """Language runtimes: the toolchain each language needs and its reference container image.
 
-The images are ICAE-Bench's reference images (``../shared/icae-format.md`` section 6). Users without a
+The images are ICAE-Bench's reference images (``docs/icae-format.md`` section 6). Users without a
 registry map languages to locally built images in the Docker backend's configuration instead.
 """
 

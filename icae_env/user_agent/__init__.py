@@ -13,18 +13,16 @@ from __future__ import annotations
 
 from icae_env.user_agent.base import Document, Match, Reply, Router, UserAgent
 from icae_env.user_agent.grounded import ROUTERS, GroundedUserAgent, documents_for, make_router
-from icae_env.user_agent.metrics import InteractionLog, InteractionStats, Turn
+from icae_env.user_agent.metrics import InteractionLog
 
 __all__ = [
     "ROUTERS",
     "Document",
     "GroundedUserAgent",
     "InteractionLog",
-    "InteractionStats",
     "Match",
     "Reply",
     "Router",
-    "Turn",
     "UserAgent",
     "documents_for",
     "make_router",

@@ -6,12 +6,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from icae_env.core import InteractionStats, Turn
 from icae_env.errors import ArgumentError, ArgumentTypeError
 from icae_env.registration import DEFAULT_ROUTER, ROUTERS, resolve, unknown
 from icae_env.tasks.models import Task, UserAgentData
 from icae_env.user_agent.base import Document, Match, Reply, Router
-from icae_env.user_agent.metrics import InteractionLog, InteractionStats, Turn
-from icae_env.user_agent.text import STOPWORDS
+from icae_env.user_agent.features.text import STOPWORDS
+from icae_env.user_agent.metrics import InteractionLog
 
 __all__ = [
     "GroundedUserAgent",

@@ -1,4 +1,4 @@
-"""`icae-env tasks generate` and `data fetch-icae`: malformed arguments are one line naming the argument."""
+"""`icae-env tasks generate` and `icae fetch`: malformed arguments are one line naming the argument."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from icae_env.registration import FAMILIES
         (["tasks", "generate", "ledger-report", "--count", "0"], "--count: expected an integer >= 1, got '0'"),
         (["tasks", "generate", "ledger-report", "--start", "x"], "--start: expected an integer >= 0, got 'x'"),
         (["tasks", "generate", "ledger-report", "--knob", "features"], "--knob: expected KEY=VALUE, got 'features'"),
-        (["data", "fetch-icae", "--root", "r", "--retries", "-2"], "--retries: expected an integer >= 0, got '-2'"),
+        (["icae", "fetch", "--root", "r", "--retries", "-2"], "--retries: expected an integer >= 0, got '-2'"),
     ],
 )
 def test_a_malformed_argument_is_one_line_naming_it(argv, message, tmp_path, capsys):

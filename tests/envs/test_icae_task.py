@@ -1,7 +1,7 @@
 """An ICAE-Bench task (the real sample, public tier only) runs in icae/ProjectBuild-v0."""
 
 import icae_env
-from icae_env.tasks import load_icae_bench
+from icae_env.icae_bench.load import load_icae_bench
 
 
 def test_icae_sample_task_in_the_env(icae_sample):

@@ -8,10 +8,11 @@ import pytest
 from packs import TEST_SH, case_file, write_pack, write_repo
 
 import icae_env
+from icae_env.icae_bench.export import export_icae
+from icae_env.icae_bench.load import ICAE_LIMITS, load_icae_bench
 from icae_env.kinds.build import BuildKind
 from icae_env.scoring import score
-from icae_env.tasks import export_icae, load_icae_bench, load_task
-from icae_env.tasks.icae_bench import ICAE_LIMITS
+from icae_env.tasks import load_task
 
 PROTOCOL = (
     "bash rcb_tests/test.sh --cases-dir <dir>",

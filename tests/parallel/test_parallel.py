@@ -37,8 +37,8 @@ def _jsonl(path: Path) -> list[dict]:
 def test_import_needs_no_ray_and_use_names_the_extra(monkeypatch):
     code = "import sys, icae_env, icae_env.parallel; assert 'ray' not in sys.modules, 'ray imported'"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
-    from icae_env.parallel import RayVectorEnv, rollout
-    from icae_env.run import run_suite
+    from icae_env.parallel import RayVectorEnv
+    from icae_env.run import rollout, run_suite
 
     monkeypatch.setitem(sys.modules, "ray", None)  # makes `import ray` fail
     for call in (
@@ -55,7 +55,7 @@ def test_import_needs_no_ray_and_use_names_the_extra(monkeypatch):
 def test_rollout_on_a_cluster_started_with_ray_start(ray_cluster, tmp_path):
     import ray
 
-    from icae_env.parallel import rollout
+    from icae_env.run import rollout
 
     seen = []
     report = rollout(
@@ -83,7 +83,7 @@ def test_rollout_on_a_cluster_started_with_ray_start(ray_cluster, tmp_path):
 @pytest.mark.ray
 @requires_ray
 def test_same_seeds_same_results_serially_and_on_ray(ray_cluster):
-    from icae_env.parallel import rollout
+    from icae_env.run import rollout
 
     def random_factory():
         return RandomAgent(3)
@@ -120,7 +120,7 @@ def _stalling_oracle(pid_file: Path):
 @pytest.mark.ray
 @requires_ray
 def test_killed_worker_episode_is_retried_and_nothing_is_lost(ray_cluster, tmp_path):
-    from icae_env.parallel import rollout
+    from icae_env.run import rollout
 
     pid_file = tmp_path / "token-bucket"  # the first episode handed out stalls on its first attempt
     killed = {}
@@ -183,7 +183,7 @@ def _gone(pid: int, within_s: float) -> bool:
 @pytest.mark.ray
 @requires_ray
 def test_episode_timeout_kills_the_hung_worker_and_the_rest_finish(ray_cluster, tmp_path):
-    from icae_env.parallel import INFRA_PREFIX, rollout
+    from icae_env.run import INFRA_PREFIX, rollout
 
     pid_file = tmp_path / "token-bucket"
     out = tmp_path / "run"
@@ -210,7 +210,7 @@ def test_episode_timeout_kills_the_hung_worker_and_the_rest_finish(ray_cluster, 
 
 @pytest.mark.parametrize("bad", [0, -1.5, float("nan")])
 def test_episode_timeout_must_be_positive(bad):
-    from icae_env.parallel import rollout
+    from icae_env.run import rollout
 
     with pytest.raises(ValueError, match="episode_timeout_s"):
         rollout(RandomAgent, TASKS[:1], episode_timeout_s=bad)
@@ -261,7 +261,7 @@ def _flaky_random():
 @pytest.mark.ray
 @requires_ray
 def test_infrastructure_errors_are_kept_apart_from_agent_failures(ray_cluster, tmp_path):
-    from icae_env.parallel import INFRA_PREFIX, rollout
+    from icae_env.run import INFRA_PREFIX, rollout
 
     report = rollout(
         _flaky_random(),

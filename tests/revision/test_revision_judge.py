@@ -11,7 +11,7 @@ from revision_packs import write_revision_pack
 
 from icae_env.llm_http import LLMHttpError
 from icae_env.revision import grade, load_revision_pack
-from icae_env.revision.judge import Judge
+from icae_env.revision.llm_judge import Judge
 
 JUDGED = [
     {

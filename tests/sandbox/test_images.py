@@ -311,7 +311,7 @@ def test_registry_message_names_the_mapped_image(tmp_path: Path, capsys):
 def test_a_missing_image_hint_says_how_to_get_it():
     assert missing_image_hint("icae-env/node:trixie") == "icae-env images build node"
     assert missing_image_hint(BASE_IMAGE) == "icae-env images build base"
-    assert missing_image_hint("icae-env/kotlin:1.9.25").startswith("ICAE's image archive: icae-env data fetch-icae")
+    assert missing_image_hint("icae-env/kotlin:1.9.25").startswith("ICAE's image archive: icae-env icae fetch")
     assert missing_image_hint("dart:3.5").startswith("dart: cannot be built locally (Debian packages no Dart SDK)")
     assert missing_image_hint("my/own:1").startswith("docker pull my/own:1 or docker load it")
 
@@ -347,7 +347,7 @@ def test_images_list_shows_source_presence_and_versions(monkeypatch, capsys):
 def test_kotlin_without_an_archive_says_how_to_get_one(capsys):
     status = main(["images", "build", "kotlin"])
     out = capsys.readouterr().out
-    assert "fetch-icae --root DIR --only kotlin-image" in out and "--archive DIR/images/kotlin_1.9.25.tar" in out
+    assert "icae fetch --root DIR --only kotlin-image" in out and "--archive DIR/images/kotlin_1.9.25.tar" in out
     assert status == (0 if image_exists("icae-env/kotlin:1.9.25") else 1)
 
 
@@ -421,7 +421,7 @@ def _fake_kotlin_archive(tmp: Path) -> Path:
     tag = FAKE_SOURCE
     change = ["--change", "ENV PATH=/opt/kotlinc/bin:/usr/bin:/bin"]
     subprocess.run(["docker", "import", *change, str(layer), tag], check=True, capture_output=True)
-    archive = tmp / "images" / "kotlin_1.9.25.tar"  # where icae-env data fetch-icae puts it
+    archive = tmp / "images" / "kotlin_1.9.25.tar"  # where icae-env icae fetch puts it
     archive.parent.mkdir()
     subprocess.run(["docker", "save", "-o", str(archive), tag], check=True, capture_output=True)
     remove_image(tag)

@@ -13,11 +13,11 @@ from icae_env.errors import ArgumentError, ModelWeightsMissing, TaskValidationEr
 from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import load_task
 from icae_env.user_agent import GroundedUserAgent, documents_for, make_router
-from icae_env.user_agent.cascade import CASCADE, CascadeGate, CascadeRouter, CascadeWeights, combine, in_band
-from icae_env.user_agent.cross_encoder import PATH_VARIABLE, SHIPPED_PATH, CrossEncoder, _load, record_text
-from icae_env.user_agent.distilled import DISTILLED_GATE, DistilledRouter
-from icae_env.user_agent.gate import DEFAULT_GATE
-from icae_env.user_agent.text import tokens
+from icae_env.user_agent.features.gate import DEFAULT_GATE
+from icae_env.user_agent.features.text import tokens
+from icae_env.user_agent.models.cross_encoder import PATH_VARIABLE, SHIPPED_PATH, CrossEncoder, _load, record_text
+from icae_env.user_agent.routers.cascade import CASCADE, CascadeGate, CascadeRouter, CascadeWeights, combine, in_band
+from icae_env.user_agent.routers.distilled import DISTILLED_GATE, DistilledRouter
 
 QUESTIONS = [
     "what happens when two packages depend on each other?",
@@ -69,7 +69,7 @@ def test_it_is_the_default_ships_its_weights_and_names_missing_ones(docs, tmp_pa
     monkeypatch.setenv(PATH_VARIABLE, str(tmp_path / "corrupt.npz"))
     with pytest.raises(TaskValidationError, match="corrupt.npz"):  # named when the router is built, not mid-episode
         make_router("cascade", docs)
-    with pytest.raises(ArgumentError, match="HybridGateWeights"):  # a wrong gate is named before weights are sought
+    with pytest.raises(ArgumentError, match="VectorGateWeights"):  # a wrong gate is named before weights are sought
         CascadeRouter(docs, gate=DEFAULT_GATE)
     assert CascadeRouter(docs, gate=None).gate is None  # the ungated ranker needs no cross-encoder
 

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 from tiny_cross_encoder import hf_tokenizer, needs_transformers, tiny_model, write_tiny
 
+from benchmarks.router_fit.labels import load_labels
 from icae_env.errors import ConfigError, ModelWeightsMissing, TaskValidationError
 from icae_env.tasks import list_tasks, load_task
 from icae_env.user_agent import documents_for
-from icae_env.user_agent.cross_encoder import (
+from icae_env.user_agent.models.cross_encoder import (
     PATH_VARIABLE,
     SHIPPED_PATH,
     THREADS_VARIABLE,
@@ -26,9 +27,8 @@ from icae_env.user_agent.cross_encoder import (
     default_cross_encoder,
     record_text,
 )
-from icae_env.user_agent.labelled import load_labels
-from icae_env.user_agent.logit_store import CACHE_VARIABLE
-from icae_env.user_agent.wordpiece import WordPiece
+from icae_env.user_agent.models.logit_store import CACHE_VARIABLE
+from icae_env.user_agent.models.wordpiece import WordPiece
 
 ROOT = Path(__file__).resolve().parents[2]
 ODD = [
@@ -198,7 +198,7 @@ def test_the_fit_command_writes_weights_the_numpy_model_reads(tmp_path):
     """A quick fit (two folds, 32 pairs each, one epoch) through the module's command line, read back by numpy."""
     out = tmp_path / "fitted"  # no .npz: written to exactly this name
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "icae_env.user_agent.cross_encoder_fit", "--limit", "32", "--epochs", "1",
+    command = [sys.executable, "-m", "benchmarks.router_fit.cross_encoder_fit", "--limit", "32", "--epochs", "1",
                "--folds", "2"]  # fmt: skip
     result = subprocess.run([*command, "--out", str(out)], capture_output=True, text=True, env=env, timeout=600)
     assert result.returncode == 0, result.stderr
@@ -217,8 +217,8 @@ def test_export_refuses_what_is_not_one_ensemble(tmp_path):
     from tiny_cross_encoder import tiny_model
     from transformers import BertConfig, BertForSequenceClassification
 
+    from benchmarks.router_fit.cross_encoder_fit import export
     from icae_env.errors import ArgumentError
-    from icae_env.user_agent.cross_encoder_fit import export
 
     model, vocabulary = tiny_model()
     with pytest.raises(ArgumentError, match="at least one model"):
@@ -237,7 +237,7 @@ def test_export_refuses_what_is_not_one_ensemble(tmp_path):
      ([], "the following arguments are required: --out")],
 )  # fmt: skip
 def test_the_fit_command_refuses_bad_arguments_before_fitting(argv, message, capsys):
-    from icae_env.user_agent.cross_encoder_fit import main
+    from benchmarks.router_fit.cross_encoder_fit import main
 
     with pytest.raises(SystemExit) as exit_:
         main(argv)
@@ -248,7 +248,7 @@ def _child_threads(queue: Any) -> None:
     """In a worker process: the limit, and BLAS's threads inside a forward pass's limit."""
     from threadpoolctl import threadpool_info
 
-    from icae_env.user_agent.cross_encoder import _blas_limit
+    from icae_env.user_agent.models.cross_encoder import _blas_limit
 
     with _blas_limit():
         inside = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]

@@ -8,12 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmarks.router_fit.fits import fit_default_router
 from icae_env.errors import ArgumentError
 from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import list_tasks, load_task
 from icae_env.user_agent import GroundedUserAgent, documents_for, make_router
-from icae_env.user_agent.background import DEFAULT_BACKGROUND
-from icae_env.user_agent.distilled import (
+from icae_env.user_agent.features.background import DEFAULT_BACKGROUND
+from icae_env.user_agent.features.gate import DEFAULT_GATE
+from icae_env.user_agent.models.static_encoder import StaticEncoder, default_encoder
+from icae_env.user_agent.routers.distilled import (
     DISTILLED_GATE,
     DISTILLED_WEIGHTS,
     ENCODER_VIEWS,
@@ -21,10 +24,7 @@ from icae_env.user_agent.distilled import (
     DistilledWeights,
     EncodedDocuments,
 )
-from icae_env.user_agent.evaluation import fit_default_router
-from icae_env.user_agent.gate import DEFAULT_GATE
-from icae_env.user_agent.lexical import COEFFICIENTS, LexicalRouter
-from icae_env.user_agent.static_encoder import StaticEncoder, default_encoder
+from icae_env.user_agent.routers.lexical import COEFFICIENTS, LexicalRouter
 
 DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
 

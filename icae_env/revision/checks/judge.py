@@ -8,7 +8,7 @@ from icae_env.llm_http import LLMHttpError
 from icae_env.revision.check_models import JudgeCheck
 from icae_env.revision.checks.common import CheckContext, CheckOutcome, fresh_copy
 from icae_env.revision.checks.source import matching_files
-from icae_env.revision.judge import JudgeReplyError
+from icae_env.revision.llm_judge import JudgeReplyError
 
 __all__ = ["run_judge_check", "judge_evidence"]
 

@@ -1,0 +1,68 @@
+"""ICAE-Bench in one place: task references, record readers, import, export, the release download, certification.
+
+* :mod:`.refs`: where things are in a data root, and the ``icae:`` task references.
+* :mod:`.records`: lenient readers that normalise real record variants into the strict task model.
+* :mod:`.load` / :mod:`.export`: :func:`load_icae_bench` reads a task; :func:`export_icae` writes one.
+* :mod:`.fetch` (with :mod:`.download`, :mod:`.extract`, :mod:`.manifest`, :mod:`.layout`): :func:`fetch_icae`
+  downloads the public release, verifies it against a manifest, unpacks it safely and checks its layout (the
+  ``data`` extra installs ``lz4`` for the golden bundle).
+* :mod:`.certify` / :mod:`.status`: :func:`certify_icae` runs every task's golden solution through the harness and
+  keeps a status file per task.
+
+The formats are described in ``docs/icae-format.md``; the command line is ``icae-env icae ...``. Importing
+:mod:`icae_env` does not import this package; names here are imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from icae_env.icae_bench.certify import certify_icae
+    from icae_env.icae_bench.download import DownloadPolicy
+    from icae_env.icae_bench.export import export_icae
+    from icae_env.icae_bench.fetch import FetchReport, fetch_icae
+    from icae_env.icae_bench.layout import check_layout
+    from icae_env.icae_bench.load import load_icae_bench
+    from icae_env.icae_bench.manifest import load_manifest
+    from icae_env.icae_bench.refs import icae_aliases, icae_ref
+    from icae_env.icae_bench.status import certified_aliases
+
+__all__ = [
+    "DownloadPolicy",
+    "FetchReport",
+    "certify_icae",
+    "certified_aliases",
+    "check_layout",
+    "export_icae",
+    "fetch_icae",
+    "icae_aliases",
+    "icae_ref",
+    "load_icae_bench",
+    "load_manifest",
+]
+
+_HOMES = {
+    "DownloadPolicy": "download",
+    "FetchReport": "fetch",
+    "certify_icae": "certify",
+    "certified_aliases": "status",
+    "check_layout": "layout",
+    "export_icae": "export",
+    "fetch_icae": "fetch",
+    "icae_aliases": "refs",
+    "icae_ref": "refs",
+    "load_icae_bench": "load",
+    "load_manifest": "manifest",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
