@@ -6,6 +6,10 @@ stdout. Starting one shell per sandbox instead of one per command keeps ``exec``
 keeps ``cd`` and variables between commands. A time-out signals the shell (its trap abandons the rest of the
 command) and kills the command's process tree; when the shell itself does not come back, the whole session is
 killed and restarted on the next command.
+
+The host waits for the shell's stdout with a ``poll`` object, not ``select()``, which cannot watch a descriptor
+numbered 1024 or more: the number of live sessions in one process is bounded by memory and ``RLIMIT_NOFILE``, not
+by descriptor numbers. A poll object holds no kernel descriptor of its own, so a session leaves nothing to close.
 """
 
 from __future__ import annotations
@@ -29,6 +33,11 @@ _POLL_S = 0.25
 _PRELUDE = b"trap 'return 124 2>/dev/null' USR1\n"
 
 
+# Linux with CONFIG_PROC_CHILDREN (every major distribution) lists a task's children directly; without it the whole
+# of /proc is scanned, in time proportional to every process on the machine (3000 with 1000 live local sandboxes).
+_PROC_CHILDREN = os.path.exists("/proc/thread-self/children")
+
+
 def _children_map() -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
@@ -44,15 +53,37 @@ def _children_map() -> dict[int, list[int]]:
     return children
 
 
+def _children_of(pid: int) -> list[int]:
+    """The live children of ``pid``, from ``/proc/<pid>/task/<tid>/children`` of each of its threads."""
+    if not _PROC_CHILDREN:
+        return _children_map().get(pid, [])
+    found: list[int] = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in threads:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as handle:
+                found.extend(int(child) for child in handle.read().split())
+        except OSError:
+            continue
+    return found
+
+
 def descendants(pid: int) -> list[int]:
     """Return every live descendant of ``pid`` (host pids, any depth)."""
-    tree = _children_map()
+    tree = None if _PROC_CHILDREN else _children_map()
     found: list[int] = []
-    stack = list(tree.get(pid, []))
+    seen = {pid}  # a live walk could meet a reused pid twice; it must not loop
+    stack = [pid]
     while stack:
-        child = stack.pop()
-        found.append(child)
-        stack.extend(tree.get(child, []))
+        parent = stack.pop()
+        children = _children_of(parent) if tree is None else tree.get(parent, [])
+        below = [child for child in children if child not in seen]
+        seen.update(below)
+        found.extend(below)
+        stack.extend(below)
     return found
 
 
@@ -106,6 +137,7 @@ class ShellSession:
         self._resolve_pid = resolve_pid
         self._spawn = spawn
         self._host_shell: int | None = None
+        self._poller: select.poll | None = None
 
     @property
     def alive(self) -> bool:
@@ -129,7 +161,9 @@ class ShellSession:
                 env=self._env,
                 start_new_session=True,
             )
-        assert self._proc.stdin is not None  # noqa: S101
+        assert self._proc.stdin is not None and self._proc.stdout is not None  # noqa: S101
+        self._poller = select.poll()
+        self._poller.register(self._proc.stdout.fileno(), select.POLLIN)
         self._proc.stdin.write(_PRELUDE)
         self._host_shell = None
         if self._resolve_pid is not None:
@@ -194,10 +228,9 @@ class ShellSession:
         return None
 
     def _read_marker(self, wait: float) -> str | None:
-        assert self._proc is not None and self._proc.stdout is not None  # noqa: S101
+        assert self._proc is not None and self._proc.stdout is not None and self._poller is not None  # noqa: S101
         fd = self._proc.stdout.fileno()
-        ready, _, _ = select.select([fd], [], [], wait)
-        if not ready:
+        if not self._poller.poll(wait * 1000.0):  # milliseconds; POLLHUP and POLLERR are always reported
             return None
         chunk = os.read(fd, 65536)
         if not chunk:
@@ -233,7 +266,7 @@ class ShellSession:
                 return None
             if comm == "bash":
                 return pid
-            children = _children_map().get(pid, [])
+            children = _children_of(pid)
             if not children:
                 return None
             pid = children[0]
@@ -257,7 +290,8 @@ class ShellSession:
         except subprocess.TimeoutExpired:
             self.kill()
             code = -9
-        self._proc = None
+        self._close_pipes()
+        self._proc = self._poller = None
         return (code if code >= 0 else 128 - code), None, True, time.monotonic() - started
 
     def kill(self) -> None:
@@ -271,14 +305,20 @@ class ShellSession:
                 os.killpg(self._proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        self._close_pipes()
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self._proc = self._poller = None
+
+    def _close_pipes(self) -> None:
+        """Close the host's ends of the shell's pipes (an ended shell's too, so that no descriptor waits for GC)."""
+        if self._proc is None:
+            return
         for stream in (self._proc.stdin, self._proc.stdout):
             try:
                 if stream is not None:
                     stream.close()
             except OSError:
                 pass
-        try:
-            self._proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        self._proc = None

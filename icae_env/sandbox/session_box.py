@@ -34,15 +34,29 @@ def _pid_alive(pid: int) -> bool:
 def reap_stale_dirs(base: str | None = None) -> int:
     """Remove temp sandboxes left by processes that no longer exist (for example after SIGKILL).
 
+    Runs before every new sandbox, so it stays cheap with many live ones: this process's own directories and
+    owners already checked are skipped without a system call.
+
     Returns:
         How many directories were removed.
     """
-    base_dir = Path(base or tempfile.gettempdir())
+    base_dir = base or tempfile.gettempdir()
+    alive = {os.getpid(): True}
     removed = 0
-    for entry in base_dir.glob(TEMP_PREFIX + "*"):
-        pid_text = entry.name[len(TEMP_PREFIX) :].split("-", 1)[0]
-        if pid_text.isdigit() and not _pid_alive(int(pid_text)):
-            shutil.rmtree(entry, ignore_errors=True)
+    try:
+        with os.scandir(base_dir) as scan:
+            names = [entry.name for entry in scan if entry.name.startswith(TEMP_PREFIX)]
+    except OSError:
+        return 0
+    for name in names:
+        pid_text = name[len(TEMP_PREFIX) :].split("-", 1)[0]
+        if not pid_text.isdigit():
+            continue
+        pid = int(pid_text)
+        if pid not in alive:
+            alive[pid] = _pid_alive(pid)
+        if not alive[pid]:
+            shutil.rmtree(os.path.join(base_dir, name), ignore_errors=True)
             removed += 1
     return removed
 

@@ -2,6 +2,7 @@
 
 import logging
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -10,9 +11,32 @@ from pathlib import Path
 import pytest
 
 from icae_env.errors import SandboxError
+from icae_env.sandbox import session
 from icae_env.sandbox.local import TEMP_PREFIX, LocalSandbox, bwrap_available, reap_stale_dirs
 
 needs_bwrap = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is not installed")
+
+_HIGH_FD = 1100  # select() cannot watch a descriptor >= 1024 (FD_SETSIZE)
+
+
+@pytest.fixture
+def low_fds_taken():
+    """Occupy every descriptor number below ``_HIGH_FD`` so that the next pipes are numbered above 1023."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = _HIGH_FD + 64
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        pytest.skip(f"RLIMIT_NOFILE hard limit {hard} < {needed}")
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
+    dummies = [os.open(os.devnull, os.O_RDONLY)]
+    try:
+        while dummies[-1] < _HIGH_FD:
+            dummies.append(os.dup(dummies[0]))
+        yield
+    finally:
+        for fd in dummies:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 @needs_bwrap
@@ -27,6 +51,45 @@ def test_bwrap_isolation():
         assert net.exit_code != 0 and "Network is unreachable" in net.stderr
         assert box.exec("ls /etc/shadow").exit_code != 0
         assert box.exec("python3 -c 'print(1)' && node -e 'console.log(2)'").stdout == "1\n2\n"
+
+
+@pytest.mark.parametrize("isolation", ["auto", "none"])
+def test_session_works_on_descriptors_above_1023(low_fds_taken, isolation):
+    with LocalSandbox(isolation=isolation) as box:
+        assert box._session is not None and box._session._proc is not None
+        assert box._session._proc.stdout.fileno() > 1023, "the test must put the session's pipes above FD_SETSIZE"
+        result = box.exec("echo hi; echo err >&2; (exit 3)")
+        assert (result.stdout, result.stderr, result.exit_code) == ("hi\n", "err\n", 3)
+        timed_out = box.exec("sleep 30", timeout=0.3)
+        assert timed_out.timed_out and not timed_out.session_restarted
+        assert box.exec("exit 5").session_restarted
+        again = box.exec("echo again")
+        assert (again.stdout, again.exit_code, again.session_restarted) == ("again\n", 0, False)
+
+
+def test_close_releases_every_descriptor():
+    before = sorted(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        with LocalSandbox() as box:
+            box.exec("true")
+            box.exec("exit 1")  # a restarted session must not keep the first one's pipes either
+            box.exec("true")
+    assert sorted(os.listdir("/proc/self/fd")) == before
+
+
+def test_descendants_walk_matches_the_proc_scan(monkeypatch):
+    # four descendants at two depths: sleep, bash, and that bash's two sleeps (the trailing true keeps it a bash)
+    proc = subprocess.Popen(["bash", "-c", "sleep 30 & bash -c 'sleep 30 & sleep 30; true' & wait"])
+    try:
+        deadline = time.monotonic() + 5
+        while len(session.descendants(proc.pid)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        walked = sorted(session.descendants(proc.pid))
+        monkeypatch.setattr(session, "_PROC_CHILDREN", False)
+        assert len(walked) == 4 and sorted(session.descendants(proc.pid)) == walked
+    finally:
+        session.kill_tree(proc.pid, include_root=True)
+        proc.wait()
 
 
 def test_unisolated_fallback_still_scrubs_and_cleans(caplog):
@@ -68,6 +131,7 @@ def test_killed_owner_leaves_nothing_after_reap(tmp_path):
     assert root.name.startswith(TEMP_PREFIX) and root.exists()
     proc.kill()
     proc.wait()
+    proc.stdout.close()
     time.sleep(0.3)
     reap_stale_dirs()
     assert not root.exists()

@@ -3,8 +3,8 @@
 * :mod:`.server`: the three HTTP listeners (init, interaction, stats) and the command line.
 * :mod:`.service`: the three endpoints as a transport-free service.
 * :mod:`.protocol`: the wire protocol's constants, error strings and request checks; :mod:`.http_body` reads bodies.
-* :mod:`.sessions`, :mod:`.store`, :mod:`.log`: the sessions in memory, where they persist, their interaction logs.
-* :mod:`.tasks`: the tasks a server answers about, with one shared router index per task and level.
+* :mod:`.sessions`, :mod:`.store`, :mod:`.interaction_log`: the sessions in memory, where they persist, their logs.
+* :mod:`.task_catalog`: the tasks a server answers about, with one shared router index per task and level.
 
 The protocol is described in ``docs/icae-format.md``.
 """

@@ -38,7 +38,7 @@ from typing import Any
 
 from icae_env.errors import ArgumentError, check_int
 from icae_env.registration import DEFAULT_ROUTER
-from icae_env.serve.oracle.log import TaskLog, aggregate_stats, internal_log, task_stats, turn_entry
+from icae_env.serve.oracle.interaction_log import TaskLog, aggregate_stats, internal_log, task_stats, turn_entry
 from icae_env.serve.oracle.protocol import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_TTL_S,
@@ -59,7 +59,7 @@ from icae_env.serve.oracle.protocol import (
 )
 from icae_env.serve.oracle.sessions import LiveSession, LiveSessions, LiveTask
 from icae_env.serve.oracle.store import DirectoryStore, MemoryStore, SessionStore
-from icae_env.serve.oracle.tasks import TaskCatalog
+from icae_env.serve.oracle.task_catalog import TaskCatalog
 from icae_env.tasks.models import UserAgentData
 from icae_env.user_agent.grounded import DEFAULT_BUDGET, GroundedUserAgent
 
@@ -97,7 +97,7 @@ class OracleService:
     otherwise, and is neither counted nor logged.
 
     **stats** reports a task (``no log for <task_id>`` when nothing was asked about it) or the session's
-    aggregate (``no log found for append_id`` before any question); see :mod:`~icae_env.serve.oracle.log`
+    aggregate (``no log found for append_id`` before any question); see :mod:`~icae_env.serve.oracle.interaction_log`
     for the fields and formulas, including ``interaction_score``.
 
     Requests are thread-safe: sessions are pinned while in use, and each task has its own lock.

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from icae_env.serve.oracle.log import TaskLog
+from icae_env.serve.oracle.interaction_log import TaskLog
 from icae_env.serve.oracle.protocol import SessionSettings, is_append_id
 from icae_env.serve.oracle.store import SessionStore
 from icae_env.user_agent.grounded import GroundedUserAgent

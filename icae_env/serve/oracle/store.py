@@ -1,7 +1,7 @@
 """Where the Oracle server keeps its sessions: in memory, or in a state directory that survives a restart.
 
 A store holds the ``append_id`` registry (each session's :class:`SessionSettings`) and every session's task logs
-(:class:`~icae_env.serve.oracle.log.TaskLog`). The service writes through to it before answering, so a
+(:class:`~icae_env.serve.oracle.interaction_log.TaskLog`). The service writes through to it before answering, so a
 session evicted from memory, or a server restarted on the same state directory, loses nothing.
 
 Layout of a state directory (:class:`DirectoryStore`)::
@@ -35,7 +35,7 @@ from typing import IO, Any, Protocol
 from urllib.parse import quote, unquote
 
 from icae_env.errors import ConfigError
-from icae_env.serve.oracle.log import TaskLog
+from icae_env.serve.oracle.interaction_log import TaskLog
 from icae_env.serve.oracle.protocol import DIFFICULTIES, SessionSettings, is_append_id
 
 __all__ = ["DirectoryStore", "MemoryStore", "SessionStore", "StateFileError"]

@@ -10,7 +10,7 @@ import pytest
 from oracle_client import PUBLISHED_KEY, ReferenceClient, http_post
 
 from icae_env.serve.oracle import OracleServer, OracleService
-from icae_env.serve.oracle.log import TaskLog, proposes_default, task_stats, turn_entry
+from icae_env.serve.oracle.interaction_log import TaskLog, proposes_default, task_stats, turn_entry
 from icae_env.tasks import load_task
 
 TASK = "builtin/dep-resolver"
