@@ -12,13 +12,12 @@ nothing else of the package: the task loaders and the ICAE-Bench importer are im
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gymnasium import make
 
 from icae_env import errors
-from icae_env.registration import register_envs
+from icae_env.registration import lazy_getattr, register_envs
 
 if TYPE_CHECKING:
     from icae_env.icae_bench.load import load_icae_bench
@@ -34,12 +33,7 @@ _LAZY = {
 
 register_envs()
 __version__ = "0.2.0"
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_LAZY[name]), name)
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 def __dir__() -> list[str]:

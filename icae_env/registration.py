@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,7 @@ __all__ = [
     "KindEntry",
     "apply_rows",
     "kind_entries",
+    "lazy_getattr",
     "load_entry_point",
     "register_envs",
     "register_kind",
@@ -160,6 +162,21 @@ def load_entry_point(entry_point: str) -> Any:
     """Import and return the attribute named by ``"module:attr"``."""
     module, _, attr = entry_point.partition(":")
     return getattr(importlib.import_module(module), attr)
+
+
+def lazy_getattr(package: str, homes: dict[str, str]) -> Callable[[str], Any]:
+    """Return a module ``__getattr__`` (PEP 562) that imports each name of ``homes`` (name -> module) on first use.
+
+    Packages whose public names live in modules that are costly or optional to import use it, so that importing the
+    package stays cheap.
+    """
+
+    def module_getattr(name: str) -> Any:
+        if name not in homes:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(homes[name]), name)
+
+    return module_getattr
 
 
 def unknown(what: str, name: object, known: list[str]) -> UnknownNameError:

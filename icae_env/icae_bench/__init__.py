@@ -15,8 +15,9 @@ The formats are described in ``docs/icae-format.md``; the command line is ``icae
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from icae_env.registration import lazy_getattr
 
 if TYPE_CHECKING:
     from icae_env.icae_bench.certify import certify_icae
@@ -44,24 +45,20 @@ __all__ = [
 ]
 
 _HOMES = {
-    "DownloadPolicy": "download",
-    "FetchReport": "fetch",
-    "certify_icae": "certify",
-    "certified_aliases": "status",
-    "check_layout": "layout",
-    "export_icae": "export",
-    "fetch_icae": "fetch",
-    "icae_aliases": "refs",
-    "icae_ref": "refs",
-    "load_icae_bench": "load",
-    "load_manifest": "manifest",
+    "DownloadPolicy": "icae_env.icae_bench.download",
+    "FetchReport": "icae_env.icae_bench.fetch",
+    "certify_icae": "icae_env.icae_bench.certify",
+    "certified_aliases": "icae_env.icae_bench.status",
+    "check_layout": "icae_env.icae_bench.layout",
+    "export_icae": "icae_env.icae_bench.export",
+    "fetch_icae": "icae_env.icae_bench.fetch",
+    "icae_aliases": "icae_env.icae_bench.refs",
+    "icae_ref": "icae_env.icae_bench.refs",
+    "load_icae_bench": "icae_env.icae_bench.load",
+    "load_manifest": "icae_env.icae_bench.manifest",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+__getattr__ = lazy_getattr(__name__, _HOMES)
 
 
 def __dir__() -> list[str]:

@@ -19,8 +19,7 @@ without it raises :class:`~icae_env.errors.DependencyNotInstalled` naming the ex
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from icae_env.registration import lazy_getattr
 
 __all__ = ["IcaeAction", "IcaeObservation", "IcaeOpenEnv", "IcaeState", "OpenEnvClient", "create_openenv_app"]
 
@@ -33,8 +32,4 @@ _HOMES = {
     "OpenEnvClient": "icae_env.serve.client",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_HOMES[name]), name)
+__getattr__ = lazy_getattr(__name__, _HOMES)
