@@ -3,7 +3,8 @@
 An honest agent for ``icae/Clarify-v0``: it reads only the PRD (the first observation). Candidate questions are
 generic requirement-elicitation questions (output format, errors, validation order, defaults, limits, structure ...)
 and templates filled with the PRD's salient noun phrases; it alternates the two lists and stops when the budget or
-the candidates run out. :func:`candidate_questions` is also the action set of ``examples/train_clarifier.py``.
+the candidates run out. :func:`candidate_questions` is also the action set of ``experiments/train_clarifier.py`` (and
+of the short ``examples/train_clarifier.py``).
 
 Run: python baselines/heuristic_clarifier.py --tasks builtin --levels L1,L2 [--budget 8]
 """

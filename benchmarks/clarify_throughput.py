@@ -3,7 +3,7 @@
 Two workloads over every built-in task at L1 and L2:
 
 * candidate pool: each episode asks questions drawn from the PRD's candidate questions (generic questions, PRD
-  terms and sentences, as in ``examples/train_clarifier.py``) and sometimes stops: the training workload, where
+  terms and sentences, as in ``experiments/train_clarifier.py``) and sometimes stops: the training workload, where
   repeated questions are answered from the router memo;
 * every question new: each question carries a fresh token, so the router scores every one (the memo never hits).
 

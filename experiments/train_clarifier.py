@@ -49,10 +49,11 @@ about 1000 episodes, then fell). Held-out task-specific coverage is the greedy p
 that the untrained start (all values equal) is the uniform random policy over the same candidates.
 
 The figures given for the options below were measured without grouped messages (``--grouped 0``), and before
-cross-fitting (``--cross_fit 0 --indicators all``) unless they say otherwise; the README has the present ones.
+cross-fitting (``--cross_fit 0 --indicators all``) unless they say otherwise; docs/experiments.md has the present ones.
 
-Run: python examples/train_clarifier.py [--suite families|builtin] [--episodes 2000] [--out runs/train_clarifier]
-Needs matplotlib for the learning-curve PNG (pip install matplotlib).
+Run from the repository root: python experiments/train_clarifier.py [--suite families|builtin] [--episodes 2000]
+[--out runs/train_clarifier] (docs/experiments.md gives the command of every figure and what it costs). Needs
+matplotlib for the learning-curve PNG (pip install -e ".[examples]").
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ from icae_env.user_agent.features.text import STOPWORDS, tokens
 from icae_env.user_agent.grounded import NOTICE, GroundedUserAgent, user_agent_for
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The ICAE-Bench sample beside the checkout (tasks no family resembles), evaluated when it is there.
+ICAE_SAMPLE = ROOT.parent / "shared" / "icae-sample"
 #: Features known before asking (after the generic-question and term-template indicators, when a policy has them).
 STATIC = (
     "term salience",
@@ -149,8 +152,8 @@ class Args:
     stay unseen; ``validation`` is ignored and the last weights are kept)"""
     held_out: str = "builtin/semver-range,builtin/token-bucket,builtin/unidiff"
     """(builtin) comma-separated held-out tasks (fixed before training: the last three built-in names)"""
-    icae_sample: str = str(ROOT.parent / "shared" / "icae-sample")
-    """ICAE-Bench data root also evaluated before and after training ("" or absent: skipped)"""
+    icae_sample: str = str(ICAE_SAMPLE) if ICAE_SAMPLE.is_dir() else ""
+    """ICAE-Bench data root also evaluated before and after training ("" or absent: skipped, and said so)"""
     levels: str = "L1,L2"
     """comma-separated levels to train and evaluate on"""
     budget: int = 5
@@ -193,7 +196,7 @@ class Args:
     (ListwiseValue; needs --feedback full); "ridge": regress each question's reward on its features (RidgeValue).
     Over seeds 0-5 with the lexical router, listwise with full feedback gained +21.8 held-out points (+20.4 on the
     ICAE sample) against +18.9 (+11.5) for the ridge bandit at 6000 episodes; the validation family preferred the
-    bandit (75.0% against 72.9%), so this choice saw the held-out figures (see the README). With the distilled
+    bandit (75.0% against 72.9%), so this choice saw the held-out figures (see docs/experiments.md). With the distilled
     router (the default before cascade), on families certified with it too: +20.4 (+21.4)"""
     temperature: float = 0.01
     """(listwise) temperature of the target softmax over the candidates' rewards (0.01: the best ones, ties shared;
@@ -220,7 +223,7 @@ class Args:
     "none". "templates" (with the
     truncated-reply features) gained +16.0 held-out points over seeds 0-5 against +12.6 for "none" (without them);
     the validation family did not tell the two apart (80-85% coverage either way), so this choice saw the held-out
-    figures (see the README) """
+    figures (see docs/experiments.md) """
     features: str = "terms"
     """the value features (:data:`FEATURE_SETS`): "terms", a term question's template (with ``--indicators
     templates``), its term's salience and whether its term was asked already, so the policy asks term questions
@@ -229,14 +232,15 @@ class Args:
     0-5 "terms" gained
     +19.75 held-out points (ICAE sample +23.75) against +16.0 (+21.0) for "all"; on the csv-validator fold
     (``--fold``, seed 0) +15.5 against +1.0, where "all" ranked sentence and other-template questions first. The
-    fold saw training families only; this choice also saw the held-out figures of seeds 0 and 1 (see the README)"""
+    fold saw training families only; this choice also saw the held-out figures of seeds 0 and 1 (see
+    docs/experiments.md)"""
     grouped: int = 15
     """PRD terms per task that grouped messages draw on: one message of two or three questions, "how exactly should
     <term> work?" about terms consecutive in salience, which the User Agent answers together, with at most three
     points in all (as ICAE's does; each message costs one question). 15: enough for five messages of three new
     terms (the trained policy asks about the nine most salient, then about the first ones again). A term's salience
     is then ``1 - rank / max(terms, grouped)``, a grouped message's the mean of its terms'. 0: no grouped messages
-    (the design before: held-out +19.75 against +25.5 over seeds 0-5, see the README)"""
+    (the design before: held-out +19.75 against +25.5 over seeds 0-5, see docs/experiments.md)"""
     feedback: str = "full"
     """"full": learn the reward of every candidate left at each turn, from a mirror of the training task's User
     Agent (:meth:`GroundedUserAgent.peek`); "bandit": only the reward of the question asked"""
@@ -1040,6 +1044,9 @@ def main() -> None:
         print(
             f"ICAE sample task-specific coverage: before {first:.1f}%, after {last:.1f}% ({last - first:+.1f} points)"
         )
+    elif not args.fold:
+        where = f"{args.icae_sample} is not a directory" if args.icae_sample else "none given or found"
+        print(f"ICAE sample: skipped ({where})")
     print(f"learning curve: {path}")
 
 

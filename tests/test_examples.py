@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,3 +32,12 @@ def test_revise_app(tmp_path: Path) -> None:
     assert "('AC07', 'PASS')" in out and "('AC05', 'FAIL')" in out  # the unmodified app keeps what it had
     assert lines[-1] == "1.0 1.0 True 1.0"
     assert (tmp_path / "evidence" / "todo-filter-0001" / "AC05" / "screenshot.png").is_file()
+
+
+def test_train_clarifier() -> None:
+    out = _run("examples/train_clarifier.py")
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("300 training episodes on builtin/cron-next, builtin/dep-resolver, builtin/log-rollup")
+    before, after = map(float, re.search(r"training tasks: coverage before (\d+\.\d)%, after (\d+\.\d)%", out).groups())
+    assert after > before  # the policy learned on its training tasks
+    assert re.search(r"held-out builtin/unidiff: coverage before \d+\.\d%, after \d+\.\d%", out)
