@@ -1,150 +1,98 @@
-"""Properties every generated task family must have, checked on real generations (shared by the family tests)."""
+"""Properties every generated task family must have, checked on real generations (shared by the family tests).
+
+Each generated task is certified once per test process (:func:`certified`) and shared by the tests that read it. The
+aggregate figures of a family (rejection share, mean paraphrase reach, median naive Overall over 30 + 15 tasks) are
+``benchmarks/family_figures.py --check``'s; the suite checks every per-task property on a few tasks of each family.
+"""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
-import pytest
-
+import icae_env.families.generation as generation
+from benchmarks.family_figures import revealed_tells, shared_cases
 from icae_env.families import Generated, Knobs, TaskRejected, generate, get_family
-from icae_env.families.certify import CERTIFY_ROUTERS, reach_metric
+from icae_env.families.certify import MIN_ABLATION_FAILS, NAIVE_CEILING
 from icae_env.families.javascript import javascript_outputs as run_javascript
 from icae_env.families.keys import KeySpace, distance
 from icae_env.families.model import load_model
 from icae_env.families.plan import behaviour_key
 from icae_env.families.spec import SAMPLE_KINDS, Plan
 
-MAX_REJECTED = 0.10
-MIN_PARAPHRASE_TOP3 = 0.85
-#: The family-level floor of the other certification routers (distilled): the trigger pools were written against
-#: the lexical router, and with distilled the family means over these batches measured 0.849-0.953 (config-checker's
-#: test split and dependency-order's train split at 0.849-0.850); every task still passes the per-decision check.
-MIN_OTHER_ROUTER_TOP3 = 0.83
-MAX_NAIVE_MEDIAN = 0.35
+_CERTIFIED: dict[tuple[str, str, int], Generated | TaskRejected] = {}
 
 
-@dataclass
-class Batch:
-    """Tasks ``0..count-1`` of one split: the certified ones, why the others were rejected, and how long it took."""
+def certified(family: str, split: str, index: int) -> Generated:
+    """Task ``index`` of ``split`` (default knobs), generated and certified once per test process for every test.
 
-    family: str
-    split: str
-    tasks: list[Generated] = field(default_factory=list)
-    rejected: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def per_minute(self) -> float:
-        """Certified tasks per minute."""
-        return 60 * len(self.tasks) / self.seconds if self.seconds else 0.0
-
-    def metric(self, name: str) -> list[float]:
-        """One certificate metric over the certified tasks."""
-        return [g.certificate.metrics[name] for g in self.tasks]
-
-    def figures(self) -> str:
-        """The figures a family's report gives."""
-        naive = self.metric("naive_overall")
-        reach = ", ".join(f"{r} {statistics.mean(self.metric(reach_metric(r))):.3f}" for r in CERTIFY_ROUTERS)
-        return (
-            f"{self.family} {self.split}: {len(self.tasks)} certified, {len(self.rejected)} rejected; "
-            f"paraphrase top-3 mean {reach}; naive median {statistics.median(naive):.3f} "
-            f"max {max(naive):.3f}; min ablation failures {min(self.metric('min_ablation_fails')):.0f}; "
-            f"{self.per_minute:.1f} tasks/min"
-        )
+    Raises:
+        TaskRejected: again for a task whose generation was rejected.
+    """
+    key = (family, split, index)
+    if key not in _CERTIFIED:
+        try:
+            _CERTIFIED[key] = generate(family, split, index)
+        except TaskRejected as exc:
+            _CERTIFIED[key] = exc
+    found = _CERTIFIED[key]
+    if isinstance(found, TaskRejected):
+        raise found
+    return found
 
 
-def generate_batch(family: str, split: str, count: int, knobs: Knobs | None = None) -> Batch:
-    """Generate tasks ``0..count-1`` of ``split``, counting the rejected ones with their reasons."""
-    batch, start = Batch(family, split), time.perf_counter()
+@contextmanager
+def empty_generation_cache() -> Iterator[None]:
+    """Generation's in-process cache emptied for the block (tasks generated in it are from scratch), then restored."""
+    saved = generation._CACHE.copy()
+    generation._CACHE.clear()
+    try:
+        yield
+    finally:
+        generation._CACHE.clear()
+        generation._CACHE.update(saved)
+
+
+def _certify_each(family: str, split: str, count: int) -> tuple[list[Generated], dict[str, str]]:
+    """Tasks ``0..count-1`` of ``split``: the certified ones, and task name -> reason for the rejected ones."""
+    tasks, reasons = [], {}
     for index in range(count):
         try:
-            batch.tasks.append(generate(family, split, index, knobs))
+            tasks.append(certified(family, split, index))
         except TaskRejected as exc:
-            batch.rejected.append(str(exc))
-    batch.seconds = time.perf_counter() - start
-    return batch
-
-
-def assert_certified(batch: Batch) -> None:
-    """Few rejections; every certificate ok; the family-level figures within their bounds."""
-    total = len(batch.tasks) + len(batch.rejected)
-    assert len(batch.rejected) < MAX_REJECTED * total, batch.rejected
-    assert all(g.certificate.ok for g in batch.tasks)
-    assert min(batch.metric("min_ablation_fails")) >= 2
-    for router in CERTIFY_ROUTERS:  # the default router's too, which the env asks (its own floor, see above)
-        floor = MIN_PARAPHRASE_TOP3 if router == CERTIFY_ROUTERS[0] else MIN_OTHER_ROUTER_TOP3
-        assert statistics.mean(batch.metric(reach_metric(router))) >= floor, router
-    assert statistics.median(batch.metric("naive_overall")) <= MAX_NAIVE_MEDIAN
-    assert max(batch.metric("naive_overall")) <= 0.5
+            name, _, reason = str(exc).partition(" failed certification: ")
+            reasons[name] = reason
+    return tasks, reasons
 
 
 def assert_few_certify(family: str, train: int, test: int, rejected: Mapping[str, str] | None = None) -> None:
     """The first ``train`` and ``test`` tasks all certify (except the ``rejected`` ones: task name -> a phrase of the
-    reason, which must be rejected for it), fail >= 2 hidden cases per ablation and reveal no tell; no hidden case is
-    shared between the splits (with no train tasks: between the test tasks)."""
+    reason, which must be rejected for it), fail >= 2 hidden cases per ablation, score <= the naive ceiling with
+    every hidden decision at its naive default and reveal no tell; no hidden case is shared between the splits (with
+    no train tasks: between the test tasks)."""
     rejected = rejected or {}
     splits = {"train": train, "test": test}
     for name in rejected:
         _, named, split, index = name.split("/")
         assert named == family and int(index) < splits[split], f"{name} is not among the tasks generated"
-    batches = [generate_batch(family, "train", train)] if train else []
-    batches.append(generate_batch(family, "test", test))
-    for batch in batches:
-        reasons = dict(reason.partition(" failed certification: ")[::2] for reason in batch.rejected)
-        assert sorted(reasons) == sorted(n for n in rejected if n.split("/")[2] == batch.split), reasons
+    batches = {split: _certify_each(family, split, count) for split, count in splits.items() if count}
+    for split, (tasks, reasons) in batches.items():
+        assert sorted(reasons) == sorted(n for n in rejected if n.split("/")[2] == split), reasons
         assert all(rejected[name] in reason for name, reason in reasons.items()), reasons
-        assert all(g.certificate.ok for g in batch.tasks)
-        assert min(batch.metric("min_ablation_fails")) >= 2
-        assert_no_tells_revealed(batch)
-    assert_disjoint_cases(batches[0].tasks, batches[-1].tasks)
-
-
-def assert_no_tells_revealed(batch: Batch) -> None:
-    """No hidden decision's tell in any L1 text or public case file (what certification checks, re-checked here)."""
-    family = get_family(batch.family)
-    for generated in batch.tasks:
-        plan = generated.plan
-        public = [text.lower() for path, text in generated.files.items() if path.startswith("cases/public/")]
-        texts = [generated.task.prd("L1").lower(), *public]
-        for name in plan.hidden:
-            for tell in family.decision(name).value(plan.values[name]).tells:
-                needle = tell.format(**plan.skin.words).lower()
-                assert not any(needle in text for text in texts), (plan.name, name, needle)
-
-
-def hidden_cases(generated: Generated) -> set[str]:
-    """The task's hidden cases, each as canonical JSON of (input, expected output)."""
-    task = generated.task
-    return {
-        json.dumps([case.input, case.expected_text], sort_keys=True)
-        for tier in ("native", "enhanced")
-        for case_file in task.tests.tier(tier)
-        for case in case_file.cases
-    }
-
-
-def assert_disjoint_cases(left: list[Generated], right: list[Generated]) -> None:
-    """No hidden case of a task in ``left`` equals one of a task in ``right`` (a task is not compared to itself)."""
-    seen: dict[str, str] = {}
-    for generated in left:
-        for case in hidden_cases(generated):
-            seen.setdefault(case, generated.plan.name)
-    for generated in right:
-        shared = [
-            case for case in hidden_cases(generated) if seen.get(case, generated.plan.name) != generated.plan.name
-        ]
-        assert not shared, (generated.plan.name, shared[:1])
+        for generated in tasks:
+            metrics, name = generated.certificate.metrics, generated.plan.name
+            assert generated.certificate.ok, (name, generated.certificate.failures)
+            assert metrics["min_ablation_fails"] >= MIN_ABLATION_FAILS, name
+            assert metrics["naive_overall"] <= NAIVE_CEILING, name
+            assert not revealed_tells(generated), (name, revealed_tells(generated))
+    shared = shared_cases(batches["train" if train else "test"][0], batches["test"][0])
+    assert not shared, shared[:1]
 
 
 def assert_distinct_keys(family: str, split: str, count: int) -> None:
@@ -213,26 +161,29 @@ _DIGEST = (
 
 def assert_hash_seed_independent(family: str, split: str, index: int) -> None:
     """A pack generated in processes with different hash seeds equals this process's (no set order leaks in)."""
+    files = certified(family, split, index).files  # first: the processes read its cross-encoder logits from the store
     digests = set()
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         command = [sys.executable, "-c", _DIGEST, family, split, str(index)]
         done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
         digests.add(done.stdout.strip())
-    files = generate(family, split, index).files
     assert digests == {hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()}
 
 
 def assert_deterministic(family: str, split: str, index: int) -> None:
-    """Generating a task twice from scratch gives the same pack; the next index gives another one."""
-    import icae_env.families.generation as generation
+    """Generating a task again from scratch gives the same pack and certificate; the next index gives another pack.
 
-    generation._CACHE.clear()
-    first = generate(family, split, index)
-    generation._CACHE.clear()
-    second = generate(family, split, index)
+    The first generation and the next index's are this process's shared ones (:func:`certified`); the second
+    generation runs with generation's cache emptied (the cross-encoder's logits, a pure function of their inputs,
+    are read back from the logit store).
+    """
+    first = certified(family, split, index)
+    with empty_generation_cache():
+        second = generate(family, split, index)
+    assert second is not first
     assert first.files == second.files and first.certificate == second.certificate
-    assert first.files != generate(family, split, index + 1).files
+    assert first.files != certified(family, split, index + 1).files
 
 
 def case_pairs(generated: Generated) -> tuple[list[Any], list[str]]:
@@ -245,53 +196,3 @@ def python_outputs(plan: Plan, inputs: list[Any]) -> list[str]:
     """What the Python golden prints for each input."""
     model = load_model(get_family(plan.family).golden(plan, "python"))
     return [model(x) for x in inputs]
-
-
-def split_batch_tests(family: str, train: int = 30, test: int = 15) -> tuple[Callable[[], None], Callable[[], None]]:
-    """The two slow tests of a family with both splits, over one batch of ``train`` and one of ``test`` tasks.
-
-    The first checks that every task of both batches is certified and reveals no tell; the second that the batches
-    share no hidden case. Bind them to ``test_*`` names in the family's test module.
-    """
-
-    @functools.cache
-    def batches() -> tuple[Batch, Batch]:
-        return generate_batch(family, "train", train), generate_batch(family, "test", test)
-
-    @pytest.mark.slow
-    def test_generation_is_certified() -> None:
-        for batch in batches():
-            print(batch.figures())
-            assert_certified(batch)
-            assert_no_tells_revealed(batch)
-
-    @pytest.mark.slow
-    def test_no_hidden_case_is_shared_between_train_and_test() -> None:
-        train_batch, test_batch = batches()
-        assert_disjoint_cases(train_batch.tasks, test_batch.tasks)
-
-    return test_generation_is_certified, test_no_hidden_case_is_shared_between_train_and_test
-
-
-def held_out_batch_tests(family: str, count: int) -> tuple[Callable[[], None], Callable[[], None]]:
-    """The two slow tests of a held-out family, over one batch of ``count`` test-split tasks.
-
-    The first checks that every task is certified and reveals no tell; the second that no two tasks share a hidden
-    case. Bind them to ``test_*`` names in the family's test module.
-    """
-
-    @functools.cache
-    def batch() -> Batch:
-        return generate_batch(family, "test", count)
-
-    @pytest.mark.slow
-    def test_generation_is_certified() -> None:
-        print(batch().figures())
-        assert_certified(batch())
-        assert_no_tells_revealed(batch())
-
-    @pytest.mark.slow
-    def test_no_hidden_case_is_shared_between_tasks() -> None:
-        assert_disjoint_cases(batch().tasks, batch().tasks)
-
-    return test_generation_is_certified, test_no_hidden_case_is_shared_between_tasks

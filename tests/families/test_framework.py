@@ -6,10 +6,10 @@ import json
 
 import numpy as np
 import pytest
+from family_properties import empty_generation_cache
 
 import icae_env
 import icae_env.families.certify as certify_module
-import icae_env.families.generation as generate_module
 from icae_env.cli.generate import write_pack_files
 from icae_env.errors import ArgumentError, TaskNotFoundError, UnknownNameError
 from icae_env.families import Knobs, TaskDistribution, TaskRejected, generate, get_family, task_name
@@ -25,8 +25,8 @@ FAMILY = "ledger-report"
 
 
 def _fresh(index: int, split: str = "train", knobs: Knobs | None = None):
-    generate_module._CACHE.clear()  # generation is pure: a second run from scratch must give the same pack
-    return generate(FAMILY, split, index, knobs)
+    with empty_generation_cache():  # generation is pure: a second run from scratch must give the same pack
+        return generate(FAMILY, split, index, knobs)
 
 
 def test_generation_is_a_pure_function_of_its_identity():

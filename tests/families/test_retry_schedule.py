@@ -1,12 +1,9 @@
-"""The ``retry-schedule`` family: real generation, certification figures, splits, and the golden's house rules."""
+"""The ``retry-schedule`` family: real generation (the harness), splits, and the golden's house rules."""
 
 from __future__ import annotations
 
 import pytest
-from family_properties import (
-    assert_edge_inputs_differ,
-    split_batch_tests,
-)
+from family_properties import assert_edge_inputs_differ
 
 from icae_env.families import Knobs, generate, get_family
 from icae_env.families.harness import harness_problems
@@ -149,9 +146,6 @@ def test_malformed_and_boundary_inputs_carry_drawn_content():
     family = get_family(FAMILY)
     knobs = Knobs(features=6)
     assert_edge_inputs_differ(plan_task(family, "train", 0, knobs), plan_task(family, "test", 0, knobs), 150)
-
-
-test_generation_is_certified, test_no_hidden_case_is_shared_between_train_and_test = split_batch_tests(FAMILY)
 
 
 @pytest.mark.slow

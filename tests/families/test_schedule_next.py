@@ -1,4 +1,4 @@
-"""The ``schedule-next`` family: calendar arithmetic, the house rules, real generation, certification and splits.
+"""The ``schedule-next`` family: calendar arithmetic, the house rules, real generation (the harness) and splits.
 
 The expected fire times below were worked out by hand (weekdays checked against ``datetime``, not the golden).
 """
@@ -11,7 +11,6 @@ from family_properties import (
     assert_edge_inputs_differ,
     python_outputs,
     sampled_inputs,
-    split_batch_tests,
 )
 
 from icae_env.families import Knobs, generate, get_family
@@ -163,11 +162,6 @@ def test_malformed_and_boundary_inputs_carry_drawn_content():
     family = get_family(FAMILY)
     knobs = Knobs(features=len(family.features))
     assert_edge_inputs_differ(plan_task(family, "train", 0, knobs), plan_task(family, "test", 0, knobs), 100)
-
-
-test_generation_is_certified, test_no_hidden_case_is_shared_between_train_and_test = split_batch_tests(
-    FAMILY, train=30, test=15
-)
 
 
 @pytest.mark.slow
