@@ -1,4 +1,4 @@
-"""The contract of icae-env: task kinds, scores, solutions, transcripts, and the environment every env builds on.
+"""The contract of icae-env: task kinds, scores, solutions, transcripts and their interaction metrics.
 
 An **episode** is one task at one level. The agent sees what the task kind's :meth:`TaskKind.intro` gives and
 what its actions produce, never the task's hidden data (User Agent records, hidden test cases, acceptance
@@ -47,8 +47,10 @@ __all__ = [
     "TaskKind",
     "Transcript",
     "Turn",
+    "WeightedReward",
+    "hit_ids",
+    "interaction_stats",
 ]
-__all__ += ["Turn", "WeightedReward", "hit_ids", "interaction_stats"]
 
 
 class _Frozen(BaseModel):
