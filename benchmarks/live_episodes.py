@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import icae_env  # noqa: E402
 from icae_env.sandbox.local import TEMP_PREFIX, bwrap_available  # noqa: E402
+from icae_env.sandbox.session import descendants  # noqa: E402
 
 ENV_ID = "icae/ProjectBuild-v0"
 TRUE = {"tool": "bash", "command": "true"}
@@ -56,28 +57,9 @@ def raise_nofile_limit() -> tuple[int, int]:
     return soft, hard
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found
-    for tid in tasks:
-        try:
-            found += [int(child) for child in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()]
-        except OSError:
-            continue
-    return found
-
-
 def process_tree(root: int) -> list[int]:
-    """``root`` and all its live descendants (walked through ``/proc/<pid>/task/<tid>/children``)."""
-    tree, stack = [], [root]
-    while stack:
-        pid = stack.pop()
-        tree.append(pid)
-        stack.extend(_children(pid))
-    return tree
+    """``root`` and all its live descendants (the sandbox's own walk of ``/proc/<pid>/task/<tid>/children``)."""
+    return [root, *descendants(root)]
 
 
 def uss_bytes(pid: int) -> int | None:
