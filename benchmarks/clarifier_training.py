@@ -60,9 +60,16 @@ def main() -> None:
     parser.add_argument("--held_out", default="builtin/semver-range,builtin/token-bucket,builtin/unidiff")
     parser.add_argument("--levels", default="L1,L2")
     args = parser.parse_args()
+    try:
+        seeds = [int(s) for s in args.seeds.split(",")]
+    except ValueError:
+        parser.error(f"--seeds takes comma-separated integers, got {args.seeds!r}")
+    for name in ("episodes", "eval_every", "eval_episodes", "train_tasks", "eval_tasks"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be >= 1, got {getattr(args, name)}")
     experiment = load_experiment()
     gains = []
-    for seed in (int(s) for s in args.seeds.split(",")):
+    for seed in seeds:
         options = {k: v for k, v in vars(args).items() if k != "seeds"}
         started = time.perf_counter()
         result = experiment.train(experiment.Args(**options, seed=seed, icae_sample=""))

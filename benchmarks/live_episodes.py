@@ -183,6 +183,8 @@ def main() -> None:
     parser.add_argument("--task", default="builtin/unidiff")
     parser.add_argument("--no-warm-up", action="store_true", help="charge one-time costs to the episodes too")
     args = parser.parse_args()
+    if args.episodes < 1:
+        parser.error(f"--episodes must be >= 1, got {args.episodes}")
     old_soft, soft = raise_nofile_limit()
     print(f"RLIMIT_NOFILE soft limit raised from {old_soft} to the hard limit {soft}")
     print(f"task {args.task}; {args.episodes} live episodes; bubblewrap {'on' if bwrap_available() else 'OFF'}\n")
