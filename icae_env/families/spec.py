@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from icae_env.errors import ArgumentError
 
@@ -186,13 +186,14 @@ class Plan:
 
 
 class Family(ABC):
-    """A task family (see the module docstring): texts and decisions from its YAML file, code in its subclass.
+    """A task family (see the module docstring): a folder with its YAML file, golden sources and this subclass.
 
-    The YAML file (:mod:`icae_env.families.spec_file`) sits beside the subclass's module with the same name and the
-    suffix ``.yaml`` (or names it in :attr:`spec_file`).
+    The subclass is the folder's ``__init__.py``; beside it are ``family.yaml`` (texts, decisions, skins; see
+    :mod:`icae_env.families.spec_file`) and the golden's source files (:mod:`icae_env.families.golden_tree`).
 
     Attributes:
         name: Registered name (``ledger-report``).
+        version: The family's version (bumped whenever a task of the family changes).
         title: Human-readable title (may use skin words).
         languages: Goldens it can emit (``python`` first; ``javascript`` when it ships a JS golden too).
         held_out: A held-out family: every task is in the test split (the main test split of the supply).
@@ -200,9 +201,8 @@ class Family(ABC):
         decisions: Its hidden decisions.
         skins: Its skins.
         api_signature: The golden API signature (the User Agent's answer to interface questions).
+        folder: The family's folder.
     """
-
-    spec_file: ClassVar[str | None] = None
 
     def __init__(self) -> None:
         import inspect
@@ -210,24 +210,48 @@ class Family(ABC):
 
         from icae_env.families.spec_file import load_family_spec
 
-        module = Path(inspect.getfile(type(self)))
-        spec = load_family_spec(module.with_name(self.spec_file) if self.spec_file else module.with_suffix(".yaml"))
+        self.folder = Path(inspect.getfile(type(self))).parent
+        spec = load_family_spec(self.folder / "family.yaml")
         self.name, self.title, self.languages, self.held_out = spec.name, spec.title, spec.languages, spec.held_out
+        self.version = spec.version
         self.api_signature, self.intro_text = spec.api_signature, spec.intro
         self.features, self.decisions, self.skins = spec.features_(), spec.decisions_(), spec.skins_()
+        self.rules_paths = {language: golden.rules for language, golden in spec.golden.items()}
 
     def intro(self, plan: Plan) -> str:
         """The business framing that opens every PRD of the task (the YAML ``intro``; may use skin words)."""
         return self.intro_text
 
-    @abstractmethod
-    def golden(self, plan: Plan, language: str) -> dict[str, str]:
-        """The golden repository's files for ``plan`` (sources and the adapter; not ``rcb_tests/test.sh``).
+    def constants(self, plan: Plan, language: str) -> dict[str, Any]:
+        """Names the task's rules module defines after its header (none by default; JSON values)."""
+        return {}
 
-        The Python golden's adapter is ``adapter.py`` with a function ``handle(data) -> str`` (the whole stdout of one
-        case) and a ``__main__`` block that prints ``handle(json.load(sys.stdin))`` with ``end=""``; the
-        JavaScript golden's is ``adapter.js`` doing the same.
+    def golden(self, plan: Plan, language: str) -> dict[str, str]:
+        """The golden repository's source files for ``plan`` in ``language`` (not the adapter or ``rcb_tests``).
+
+        The Python golden is one package exporting ``handle(data) -> str`` (the whole stdout of one case); the
+        framework adds ``adapter.py``; a JavaScript golden's ``src/index.js`` exports ``handle`` and the framework
+        adds ``adapter.js``.
+
+        Raises:
+            ArgumentError: for a language the family has no golden in.
         """
+        return self.sources(plan.values, language, self.constants(plan, language))
+
+    def sources(
+        self, values: dict[str, str], language: str = "python", constants: dict[str, Any] | None = None
+    ) -> dict[str, str]:
+        """The golden's source files for decision ``values`` (a model for samplers; :meth:`golden` for tasks).
+
+        Raises:
+            ArgumentError: for a language the family has no golden in.
+        """
+        from icae_env.families.golden_tree import compose_golden
+
+        if language not in self.rules_paths:
+            raise ArgumentError(f"{self.name} has no {language} golden; languages: {list(self.languages)}")
+        order = [(d.name, tuple(v.key for v in d.values)) for d in self.decisions]
+        return compose_golden(self.folder, language, self.rules_paths[language], order, values, constants)
 
     @abstractmethod
     def sample(self, plan: Plan, feature: str, kind: SampleKind, rng: random.Random) -> Any:

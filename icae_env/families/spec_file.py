@@ -1,6 +1,8 @@
 """A family's texts and decisions live in a YAML file beside its module, loaded strictly.
 
-The file (``<family module>.yaml``) holds ``name``, ``title``, ``languages``, ``held_out``, ``api_signature``,
+The file (``family.yaml`` in the family's folder) holds ``name``, ``version`` (bumped whenever a task of the
+family changes), ``golden`` (per language, the path of its composed rules module), ``title``, ``languages``,
+``held_out``, ``api_signature``,
 ``intro`` and the lists ``features``, ``decisions`` (each with its ``values``) and ``skins``, in the shapes of
 :class:`~icae_env.families.spec.Feature`, :class:`~icae_env.families.spec.Decision`,
 :class:`~icae_env.families.spec.Value` and :class:`~icae_env.families.spec.Skin`. Texts may use the skin's words
@@ -71,10 +73,16 @@ class _Skin(_Strict):
     pools: dict[str, tuple[Any, ...]] = {}
 
 
+class _Golden(_Strict):
+    rules: str = Field(min_length=1)
+
+
 class FamilySpec(_Strict):
     """The contents of a family's YAML file."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+    version: int = Field(ge=1)
+    golden: dict[str, _Golden] = Field(min_length=1)
     title: str
     languages: tuple[str, ...] = ("python",)
     held_out: bool = False
@@ -91,6 +99,8 @@ class FamilySpec(_Strict):
             missing = set(decision.features) - stems
             if missing:
                 raise ValueError(f"decision {decision.name!r} names unknown features {sorted(missing)}")
+        if set(self.golden) != set(self.languages):
+            raise ValueError(f"golden lists {sorted(self.golden)}, languages {list(self.languages)}: they must agree")
         words = set(self.skins[0].words)
         if any(set(skin.words) != words for skin in self.skins):
             raise ValueError("every skin must define the same words")

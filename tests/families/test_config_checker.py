@@ -11,18 +11,19 @@ from family_properties import (
 )
 
 from icae_env.families import Knobs, generate, get_family
-from icae_env.families.catalog.config_checker_golden import BLOCKS, golden_files
+from icae_env.families.golden_tree import read_blocks
 from icae_env.families.harness import harness_problems
 from icae_env.families.model import load_model
 from icae_env.families.plan import plan_task
 
 FAMILY = "config-checker"
+BLOCKS = {d: v for d, v in read_blocks(get_family(FAMILY).folder, "python").items() if not d.startswith("_")}
 TYPED = "[s]\na = yes\nb = 1\nc = TRUE\nz = 007\nl = x, y\nm = [p, q]\n"
 E004 = "error: app.ini: line 4: E004 duplicate key 's.a' (first on line 2)"
 
 
 def _answer(values: dict[str, str], request: dict[str, object]) -> str:
-    return load_model(golden_files(values))({"file": "app.ini", **request})
+    return load_model(get_family(FAMILY).sources(values))({"file": "app.ini", **request})
 
 
 def _lines(*lines: str) -> str:
@@ -121,7 +122,7 @@ def test_the_fixed_core_checks_requests_headers_and_keys():
     assert _answer({}, {"action": "lint", "text": "\r\n; note\n"}) == _lines("app.ini: OK")
     quoted = _lines("# app.ini", 's.e str ""', 's.q str "say \\"hi\\" \\\\ x"')
     assert _answer({}, {"action": "types", "text": '[s]\ne =\nq = say "hi" \\ x\n'}) == quoted
-    assert load_model(golden_files({}))("dump") == "error: input must be an object\n"
+    assert load_model(get_family(FAMILY).sources({}))("dump") == "error: input must be an object\n"
 
 
 def test_the_spec_follows_the_family_rules():

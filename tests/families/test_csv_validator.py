@@ -11,19 +11,20 @@ from family_properties import (
 )
 
 from icae_env.families import Knobs, generate, get_family
-from icae_env.families.catalog.csv_validator_golden import BLOCKS, golden_files
+from icae_env.families.golden_tree import read_blocks
 from icae_env.families.harness import harness_problems
 from icae_env.families.model import load_model
 from icae_env.families.plan import plan_task
 
 FAMILY = "csv-validator"
+BLOCKS = {d: v for d, v in read_blocks(get_family(FAMILY).folder, "python").items() if not d.startswith("_")}
 INT, BOOL, DATE = {"name": "id", "type": "int"}, {"name": "paid", "type": "bool"}, {"name": "d", "type": "date"}
 CODE, ENUM = {"name": "c", "type": "regex", "pattern": "SKU-[0-9]{4}"}, {"name": "s", "type": "enum", "values": ["on"]}
 
 
 def _report(values: dict[str, str], csv: str, columns: list[dict], **extra: object) -> str:
     request = {"file": "feed.csv", "csv": csv, "schema": {"columns": columns}, **extra}
-    return load_model(golden_files(values))(request)
+    return load_model(get_family(FAMILY).sources(values))(request)
 
 
 def _lines(*lines: str) -> str:
@@ -125,7 +126,7 @@ def test_the_fixed_core_reads_quotes_and_reports_request_errors():
     assert _report({}, "id\n", [INT], max_errors=True) == _lines("error: invalid max_errors")
     below = _lines(_bad(2, "id", "value '5' below min 6"), _summary(1, 1))
     assert _report({}, "id\n5\n", [dict(INT, min=6)]) == below
-    assert load_model(golden_files({}))([1, 2]) == "error: input must be an object\n"
+    assert load_model(get_family(FAMILY).sources({}))([1, 2]) == "error: input must be an object\n"
 
 
 def test_the_spec_follows_the_family_rules():

@@ -7,12 +7,13 @@ from family_properties import assert_edge_inputs_differ
 
 from icae_env.errors import TaskNotFoundError
 from icae_env.families import Knobs, TaskDistribution, generate, get_family
-from icae_env.families.catalog.log_golden import BLOCKS
+from icae_env.families.golden_tree import read_blocks
 from icae_env.families.harness import harness_problems
 from icae_env.families.model import load_model
 from icae_env.families.plan import behaviour_key, plan_task
 
 FAMILY = "log-summary"
+BLOCKS = {d: v for d, v in read_blocks(get_family(FAMILY).folder, "python").items() if not d.startswith("_")}
 LOG = (
     "2024-05-01T10:00:05Z INFO api 120\n"
     "2024-05-01T10:00:30.999Z ERROR api 80ms\n"

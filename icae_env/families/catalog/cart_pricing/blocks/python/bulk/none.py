@@ -1,0 +1,1 @@
+BULK_MIN_QTY = None

@@ -1,0 +1,2 @@
+def code_key(text):
+    return text

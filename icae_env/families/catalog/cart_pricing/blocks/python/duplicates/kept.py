@@ -1,0 +1,5 @@
+REJECT_DUPLICATES = False
+
+
+def combine(lines):
+    return list(lines)

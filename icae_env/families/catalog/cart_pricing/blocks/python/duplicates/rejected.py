@@ -1,0 +1,5 @@
+REJECT_DUPLICATES = True
+
+
+def combine(lines):
+    return list(lines)

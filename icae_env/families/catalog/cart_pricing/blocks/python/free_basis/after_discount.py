@@ -1,0 +1,2 @@
+def free_basis(subtotal, discount):
+    return subtotal - discount

@@ -1,0 +1,2 @@
+def ships_free(basis, threshold):
+    return basis >= threshold

@@ -1,0 +1,2 @@
+def round_cents(x):
+    return round(x)

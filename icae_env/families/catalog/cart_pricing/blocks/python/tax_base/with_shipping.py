@@ -1,0 +1,2 @@
+def tax_base(subtotal, discount, shipping):
+    return subtotal - discount + shipping

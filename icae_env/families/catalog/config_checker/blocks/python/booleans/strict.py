@@ -1,0 +1,2 @@
+TRUE_WORDS = frozenset({"true"})
+FALSE_WORDS = frozenset({"false"})

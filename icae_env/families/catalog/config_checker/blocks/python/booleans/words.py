@@ -1,0 +1,2 @@
+TRUE_WORDS = frozenset({"true", "yes", "on"})
+FALSE_WORDS = frozenset({"false", "no", "off"})

@@ -1,0 +1,2 @@
+def ordered(names):
+    return sorted(names)

@@ -1,0 +1,1 @@
+ENV_JOINER = "__"

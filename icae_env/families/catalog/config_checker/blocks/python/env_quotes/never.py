@@ -1,0 +1,2 @@
+def env_value(value):
+    return value

@@ -1,0 +1,2 @@
+def strip_comment(text):
+    return text

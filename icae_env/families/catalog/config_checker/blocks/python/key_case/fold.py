@@ -1,0 +1,2 @@
+def key_name(raw):
+    return raw.lower()

@@ -1,0 +1,2 @@
+def int_allowed(value):
+    return True

@@ -1,0 +1,2 @@
+def lint_order(issues):
+    return sorted(issues, key=lambda issue: issue.line)

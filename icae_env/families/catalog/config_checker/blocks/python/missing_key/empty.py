@@ -1,0 +1,1 @@
+MISSING_KEY_FAILS = False

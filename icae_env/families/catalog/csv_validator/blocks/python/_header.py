@@ -1,0 +1,3 @@
+"""The house rules of this validator (one block per product decision)."""
+
+import re

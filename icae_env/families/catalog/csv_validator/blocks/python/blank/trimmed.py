@@ -1,0 +1,2 @@
+def is_blank(value):
+    return value.strip(" \t") == ""

@@ -1,0 +1,1 @@
+BOOL_WORDS = frozenset({"true", "false", "1", "0"})

@@ -1,0 +1,1 @@
+BOOL_WORDS = frozenset({"true", "false", "yes", "no", "1", "0"})

@@ -1,0 +1,2 @@
+def in_enum(value, values):
+    return value in values

@@ -1,0 +1,1 @@
+EXTRA_ALLOWED = False

@@ -1,0 +1,1 @@
+HEADER_STOPS_ROWS = True

@@ -1,0 +1,1 @@
+OVERFLOW_NOTE = False

@@ -1,0 +1,2 @@
+def matches(pattern, value):
+    return pattern.search(value) is not None

@@ -1,0 +1,2 @@
+def matches(pattern, value):
+    return pattern.fullmatch(value) is not None

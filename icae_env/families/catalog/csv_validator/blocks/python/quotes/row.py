@@ -1,0 +1,1 @@
+QUOTES_FATAL = False

@@ -1,0 +1,2 @@
+def row_number(record):
+    return record.line

@@ -1,0 +1,2 @@
+def summary(rows, errors):
+    return f"summary: {rows} rows, {errors} errors"

@@ -1,0 +1,1 @@
+const namesIn = (values) => (values.every(isName) ? [...values] : null);

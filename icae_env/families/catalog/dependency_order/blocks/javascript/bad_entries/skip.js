@@ -1,0 +1,1 @@
+const namesIn = (values) => values.filter(isName);

@@ -1,0 +1,1 @@
+const canonical = (name) => name;

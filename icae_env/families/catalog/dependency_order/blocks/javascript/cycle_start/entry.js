@@ -1,0 +1,1 @@
+const startAt = (loop) => loop;

@@ -1,0 +1,1 @@
+const REBUILD_ORDER = true;

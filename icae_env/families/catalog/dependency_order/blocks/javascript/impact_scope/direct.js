@@ -1,0 +1,3 @@
+function dependents(graph, target) {
+  return new Set([...graph].filter(([, deps]) => deps.includes(target)).map(([name]) => name));
+}

@@ -1,0 +1,1 @@
+const leaves = (installed, graph) => new Set([...installed].filter((name) => !graph.has(name)));

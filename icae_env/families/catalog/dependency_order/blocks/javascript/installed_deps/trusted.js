@@ -1,0 +1,1 @@
+const leaves = (installed) => new Set(installed);

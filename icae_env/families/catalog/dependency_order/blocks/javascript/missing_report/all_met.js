@@ -1,0 +1,1 @@
+const reportMissing = (names) => [...names];

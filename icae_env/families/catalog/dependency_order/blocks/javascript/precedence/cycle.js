@@ -1,0 +1,1 @@
+const firstKind = (result) => (result.cycles.length ? 'cycle' : 'missing');

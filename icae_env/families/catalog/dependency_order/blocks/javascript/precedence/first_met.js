@@ -1,0 +1,1 @@
+const firstKind = (result) => result.events[0];

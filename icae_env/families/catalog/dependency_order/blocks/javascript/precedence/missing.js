@@ -1,0 +1,1 @@
+const firstKind = (result) => (result.missing.length ? 'missing' : 'cycle');

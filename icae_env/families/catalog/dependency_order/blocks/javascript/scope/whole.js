@@ -1,0 +1,1 @@
+const starts = (graph, root) => [root, ...arrange([...graph.keys()])];

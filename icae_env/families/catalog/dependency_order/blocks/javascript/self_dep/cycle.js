@@ -1,0 +1,1 @@
+const KEEP_SELF = true;

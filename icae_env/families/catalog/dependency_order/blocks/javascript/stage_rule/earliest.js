@@ -1,0 +1,1 @@
+const place = (order, graph) => depths(order, graph);

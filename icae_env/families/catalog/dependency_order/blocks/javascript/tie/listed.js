@@ -1,0 +1,1 @@
+const arrange = (names) => [...names];

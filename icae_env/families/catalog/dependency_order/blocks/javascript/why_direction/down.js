@@ -1,0 +1,1 @@
+const chainText = (chain) => chain.join(' -> ');

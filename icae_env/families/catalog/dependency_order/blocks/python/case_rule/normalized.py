@@ -1,0 +1,2 @@
+def canonical(name):
+    return re.sub(r"[-_.]+", "-", name.lower())

@@ -1,0 +1,2 @@
+def start_at(loop):
+    return loop

@@ -1,0 +1,1 @@
+REBUILD_ORDER = True

@@ -1,0 +1,2 @@
+def leaves(installed, graph):
+    return set(installed)

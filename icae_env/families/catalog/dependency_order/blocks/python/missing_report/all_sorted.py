@@ -1,0 +1,2 @@
+def report_missing(names):
+    return sorted(names)

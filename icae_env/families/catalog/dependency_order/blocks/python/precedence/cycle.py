@@ -1,0 +1,2 @@
+def first_kind(result):
+    return "cycle" if result.cycles else "missing"

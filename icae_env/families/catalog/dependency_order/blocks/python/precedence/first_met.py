@@ -1,0 +1,2 @@
+def first_kind(result):
+    return result.events[0]

@@ -1,0 +1,2 @@
+def first_kind(result):
+    return "missing" if result.missing else "cycle"

@@ -1,0 +1,2 @@
+def starts(graph, root):
+    return [root]

@@ -1,0 +1,1 @@
+KEEP_SELF = False

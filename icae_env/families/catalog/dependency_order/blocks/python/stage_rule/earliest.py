@@ -1,0 +1,2 @@
+def place(order, graph):
+    return depths(order, graph)

@@ -1,0 +1,2 @@
+def arrange(names):
+    return sorted(names)

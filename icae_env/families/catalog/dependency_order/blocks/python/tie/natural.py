@@ -1,0 +1,2 @@
+def arrange(names):
+    return sorted(names, key=natural_key)

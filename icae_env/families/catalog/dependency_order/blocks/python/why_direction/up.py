@@ -1,0 +1,2 @@
+def chain_text(chain):
+    return " <- ".join(reversed(chain))

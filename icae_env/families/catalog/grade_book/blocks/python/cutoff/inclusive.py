@@ -1,0 +1,2 @@
+def reaches(grade, cutoff):
+    return grade >= cutoff

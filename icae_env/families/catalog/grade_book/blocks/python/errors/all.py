@@ -1,0 +1,1 @@
+REPORT_ALL_ROWS = True

@@ -1,0 +1,2 @@
+def late_penalty(days):
+    return min(10 * days, 30)

@@ -1,0 +1,2 @@
+def late_penalty(days):
+    return 10 * days

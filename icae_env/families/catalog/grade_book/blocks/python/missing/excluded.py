@@ -1,0 +1,1 @@
+MISSING_AS_ZERO = False

@@ -1,0 +1,1 @@
+SCORE_ABOVE_MAX = "extra"

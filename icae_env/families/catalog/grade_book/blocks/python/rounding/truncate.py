@@ -1,0 +1,2 @@
+def round_grade(x):
+    return Fraction(x.numerator // x.denominator)

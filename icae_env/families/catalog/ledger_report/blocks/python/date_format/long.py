@@ -1,0 +1,2 @@
+def fmt_day(day):
+    return f"{day:%b} {day.day}, {day.year}"

@@ -1,0 +1,2 @@
+def order(groups):
+    return list(groups)

@@ -1,0 +1,2 @@
+def order(groups):
+    return sorted(groups, key=lambda g: (-g.total, g.name))

@@ -1,0 +1,2 @@
+def in_range(day, start, end):
+    return start <= day < end

@@ -1,0 +1,2 @@
+def round_cents(value):
+    return round(value)

@@ -1,0 +1,2 @@
+def tie_key(entry):
+    return entry.row

@@ -1,0 +1,1 @@
+TOP_DEFAULT = 5

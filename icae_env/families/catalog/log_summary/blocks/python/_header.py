@@ -1,0 +1,1 @@
+"""The house rules of this log summary (one block per product decision)."""

@@ -1,0 +1,2 @@
+def is_error(level):
+    return level == "ERROR"

@@ -1,0 +1,2 @@
+def is_error(level):
+    return level == "WARN" or level == "ERROR" or level == "FATAL"

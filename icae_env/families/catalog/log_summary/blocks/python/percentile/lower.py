@@ -1,0 +1,2 @@
+def percentile(values, p):
+    return values[p * (len(values) - 1) // 100]

@@ -1,0 +1,2 @@
+def service_name(text):
+    return text

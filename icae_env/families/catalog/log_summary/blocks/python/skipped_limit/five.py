@@ -1,0 +1,1 @@
+SKIP_LIMIT = 5

@@ -1,0 +1,2 @@
+def shift(seconds, offset):
+    return seconds if offset is None else seconds - offset

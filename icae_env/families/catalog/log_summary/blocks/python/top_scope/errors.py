@@ -1,0 +1,2 @@
+def counted(event):
+    return is_error(event.level)

@@ -1,0 +1,2 @@
+def counted(event):
+    return True

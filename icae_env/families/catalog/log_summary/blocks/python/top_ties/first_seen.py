@@ -1,0 +1,2 @@
+def tie_key(service, first):
+    return first

@@ -1,0 +1,1 @@
+WINDOW_DEFAULT = "1m"

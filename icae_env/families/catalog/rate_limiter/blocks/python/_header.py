@@ -1,0 +1,1 @@
+"""The house rules of this limiter (one block per product decision)."""

@@ -1,0 +1,1 @@
+KEYLESS = None

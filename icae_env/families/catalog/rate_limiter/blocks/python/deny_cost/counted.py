@@ -1,0 +1,2 @@
+def after_deny(level):
+    return 0

@@ -1,0 +1,1 @@
+ABORT_ON_INVALID = False

@@ -1,0 +1,2 @@
+def order_keys(stats):
+    return list(stats)

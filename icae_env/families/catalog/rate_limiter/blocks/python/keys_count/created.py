@@ -1,0 +1,2 @@
+def counted_keys(stats):
+    return len(stats)

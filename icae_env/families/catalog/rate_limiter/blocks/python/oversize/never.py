@@ -1,0 +1,1 @@
+OVERSIZE_INVALID = False

@@ -1,0 +1,2 @@
+def retry_text(ms):
+    return f"{ms}ms"

@@ -1,0 +1,2 @@
+def window_origin(first):
+    return 0

@@ -1,0 +1,1 @@
+"""The house rules of this calculator (one block per product decision)."""

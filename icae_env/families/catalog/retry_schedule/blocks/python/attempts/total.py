@@ -1,0 +1,2 @@
+def attempt_limit(attempts):
+    return attempts

@@ -1,0 +1,1 @@
+CAP_FIRST = True

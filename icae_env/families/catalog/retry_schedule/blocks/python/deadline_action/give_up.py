@@ -1,0 +1,1 @@
+SHORTEN_LAST_WAIT = False

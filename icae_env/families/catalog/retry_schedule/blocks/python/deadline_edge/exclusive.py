@@ -1,0 +1,1 @@
+DEADLINE_INCLUSIVE = False

@@ -1,0 +1,1 @@
+DEFAULT_STATUS = ("5xx",)

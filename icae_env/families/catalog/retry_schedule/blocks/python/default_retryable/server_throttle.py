@@ -1,0 +1,1 @@
+DEFAULT_STATUS = (429, "5xx")

@@ -1,0 +1,2 @@
+def duration(ms):
+    return f"{ms}ms"

@@ -1,0 +1,1 @@
+REPORT_ALL = True

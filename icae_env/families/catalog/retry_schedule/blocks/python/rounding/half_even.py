@@ -1,0 +1,2 @@
+def round_ms(value):
+    return round(value)

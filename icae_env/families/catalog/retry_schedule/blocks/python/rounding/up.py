@@ -1,0 +1,2 @@
+def round_ms(value):
+    return -(-value.numerator // value.denominator)

@@ -1,0 +1,1 @@
+"""The house rules of this scheduler (one block per product decision)."""

@@ -1,0 +1,1 @@
+COUNT_DEFAULT = 10

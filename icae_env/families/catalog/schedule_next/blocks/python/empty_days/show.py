@@ -1,0 +1,1 @@
+QUIET_DAY = 0

@@ -1,0 +1,2 @@
+def report(fields):
+    return [problems[0] for problems in fields]

@@ -1,0 +1,2 @@
+def report(fields):
+    return [problem for problems in fields for problem in problems]

@@ -1,0 +1,2 @@
+def before_end(moment, end):
+    return moment < end

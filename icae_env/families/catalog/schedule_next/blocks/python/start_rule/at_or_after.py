@@ -1,0 +1,2 @@
+def after_start(moment, start):
+    return moment >= start

@@ -1,0 +1,5 @@
+DOW_LOW, DOW_HIGH, DOW_STAR_HIGH = 0, 6, 6
+
+
+def weekday_index(number):
+    return number

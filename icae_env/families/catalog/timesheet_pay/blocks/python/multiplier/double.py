@@ -1,0 +1,1 @@
+OVERTIME_FACTOR = Fraction(2)

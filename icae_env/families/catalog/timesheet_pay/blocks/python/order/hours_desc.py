@@ -1,0 +1,2 @@
+def order(names, minutes):
+    return sorted(names, key=lambda n: (-minutes[n], n))

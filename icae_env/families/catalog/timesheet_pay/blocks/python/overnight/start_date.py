@@ -1,0 +1,2 @@
+def day_parts(day, start, end, pause):
+    return [(day, end - start - pause)]

@@ -1,0 +1,2 @@
+def overtime(days):
+    return max(0, sum(days) - 2400)

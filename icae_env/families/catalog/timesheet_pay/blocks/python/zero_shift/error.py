@@ -1,0 +1,1 @@
+ZERO_SHIFT = "error"

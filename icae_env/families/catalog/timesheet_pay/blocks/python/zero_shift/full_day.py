@@ -1,0 +1,1 @@
+ZERO_SHIFT = "full_day"

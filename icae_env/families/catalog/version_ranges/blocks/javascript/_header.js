@@ -1,0 +1,2 @@
+'use strict';
+// The house rules of this matcher (one block per product decision).

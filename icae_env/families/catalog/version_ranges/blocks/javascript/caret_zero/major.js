@@ -1,0 +1,1 @@
+const caretUpper = (major, minor, patch, given) => [major + 1n, 0n, 0n];

@@ -1,0 +1,1 @@
+const shown = (text) => text.replace(/^[vV]/, '').split('+')[0];

@@ -1,0 +1,1 @@
+const HYPHEN_PREFIX = false;

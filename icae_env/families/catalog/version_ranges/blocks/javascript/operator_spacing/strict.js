@@ -1,0 +1,1 @@
+const LENIENT_OPERATORS = false;

@@ -1,0 +1,1 @@
+const prereleaseAllowed = (version, written) => false;

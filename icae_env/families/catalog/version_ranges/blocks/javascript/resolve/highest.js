@@ -1,0 +1,1 @@
+const PICK_LOWEST = false;

@@ -1,0 +1,1 @@
+"""The house rules of this matcher (one block per product decision)."""

@@ -1,0 +1,2 @@
+def shown(text):
+    return text.lstrip("vV").split("+")[0]

@@ -1,0 +1,1 @@
+DUPLICATES = "text"

@@ -1,0 +1,1 @@
+HYPHEN_PREFIX = True

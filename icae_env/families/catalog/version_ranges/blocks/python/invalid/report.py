@@ -1,0 +1,1 @@
+INVALID = "report"

@@ -1,0 +1,1 @@
+NO_MATCH = "none"

@@ -1,0 +1,1 @@
+LENIENT_OPERATORS = False

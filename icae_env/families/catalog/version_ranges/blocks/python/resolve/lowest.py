@@ -1,0 +1,1 @@
+PICK_LOWEST = True
