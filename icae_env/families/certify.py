@@ -11,9 +11,14 @@ Checks (each failure is one line in :attr:`Certificate.failures`; figures go to 
    at least half of each decision's held-out paraphrases reach it in the top 3 (the share over all of them is
    reported under :func:`reach_metric`: ``paraphrase_top3`` for the first router, ``paraphrase_top3_<router>``
    for the others);
+   (format records likewise, with their own triggers and paraphrases);
 6. **naive ceiling**: the golden with every hidden decision at its naive default scores at most
    :data:`NAIVE_CEILING` Overall on the hidden tiers;
-7. **determinism**: the golden's outputs are the same on a second run.
+7. **budget**: one question per L1 record (hidden decisions and format records) fits the task's question budget;
+8. **formats** (:mod:`icae_env.families.formats`): every output line matches exactly one declared template, every
+   template printed is stated at every level, each level states a superset of the level below, and no hidden case
+   holds a word no level-visible channel contains (``unreachable_<level>`` metrics);
+9. **determinism**: the golden's outputs are the same on a second run.
 
 The real harness (golden 100%, empty 0%, both goldens of a two-language family agreeing) is ``icae-env tasks
 validate``'s job: it costs seconds per task where these cost milliseconds.
@@ -25,7 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from icae_env.families.cases import Ablations
+from icae_env.families.formats import LEVELS, template_problems, unreachable_share
 from icae_env.families.model import Model, load_model
+from icae_env.families.pack_files import format_ids
 from icae_env.families.spec import Family, Plan
 from icae_env.tasks.models import Task
 from icae_env.user_agent.base import Document, Router
@@ -164,26 +171,36 @@ def reach_share(reach: dict[str, list[bool]]) -> float:
     return sum(sum(hits) for hits in reach.values()) / total if total else 1.0
 
 
-def _reach(family: Family, plan: Plan, documents: tuple[Document, ...], router: Router) -> dict[str, list[bool]]:
+def _asked(family: Family, plan: Plan) -> dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """Per askable L1 record: (its id, stored triggers, held-out paraphrases); decisions by name, formats by key."""
     ids = _record_ids(family, plan)
+    asked = {
+        name: (ids[name], family.decision(name).triggers, family.decision(name).paraphrases) for name in plan.hidden
+    }
+    formats = format_ids(family, plan)
+    for record in family.formats_of(plan.features):
+        asked[f"format {record.key}"] = (formats[record.key], record.triggers, record.paraphrases)
+    return asked
+
+
+def _reach(family: Family, plan: Plan, documents: tuple[Document, ...], router: Router) -> dict[str, list[bool]]:
     return {
         name: [
-            ids[name] in [documents[m.index].doc_id for m in router.route(q.format(**plan.skin.words))[:3]]
-            for q in family.decision(name).paraphrases
+            cid in [documents[m.index].doc_id for m in router.route(q.format(**plan.skin.words))[:3]]
+            for q in paraphrases
         ]
-        for name in plan.hidden
+        for name, (cid, _, paraphrases) in _asked(family, plan).items()
     }
 
 
 def _routing(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
     documents = documents_for(task.user_agent_data("L1"))
-    ids = _record_ids(family, plan)
     for router_name in CERTIFY_ROUTERS:
         router = make_router(router_name, documents)
-        for name in plan.hidden:
-            for trigger in family.decision(name).triggers:
-                top = [documents[m.index].doc_id for m in router.route(trigger)[:1]]
-                if top != [ids[name]]:
+        for name, (cid, triggers, _) in _asked(family, plan).items():
+            for trigger in triggers:
+                top = [documents[m.index].doc_id for m in router.route(trigger.format(**plan.skin.words))[:1]]
+                if top != [cid]:
                     cert.failures.append(
                         f"routing ({router_name}): stored trigger {trigger!r} of {name} routes to {top}"
                     )
@@ -207,10 +224,29 @@ def _naive(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
         cert.failures.append(f"naive ceiling: the all-defaults golden scores {overall:.2f} > {NAIVE_CEILING}")
 
 
+def _budget(family: Family, plan: Plan, cert: Certificate) -> None:
+    needed = len(plan.hidden) + len(family.formats_of(plan.features))
+    budget = int(plan.knobs.get("budget", 16))
+    cert.metrics["questions_needed"] = needed
+    if needed > budget:
+        cert.failures.append(f"budget: {needed} records to ask for (decisions and formats), budget {budget}")
+
+
+def _formats(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
+    cert.failures.extend(template_problems(family, plan, task))
+    for level in LEVELS:
+        share, words = unreachable_share(task, level)
+        cert.metrics[f"unreachable_{level}"] = share
+        if share:
+            cert.failures.append(f"formats: {share:.0%} of hidden cases print words no {level} channel has: {words}")
+
+
 def certify(family: Family, plan: Plan, task: Task, golden: dict[str, str], others: Ablations) -> Certificate:
     """Run every in-process check on a generated task (see the module docstring)."""
     cert = Certificate()
     _richness(task, cert)
+    _budget(family, plan, cert)
+    _formats(family, plan, task, cert)
     _ablations(task, others, cert)
     _tells(family, plan, task, cert)
     _ambiguity(plan, task, others, cert)

@@ -22,12 +22,12 @@ from icae_env.families.certify import Certificate, certify
 from icae_env.families.pack_files import pack_files
 from icae_env.families.plan import Knobs, plan_task
 from icae_env.families.registry import get_family
-from icae_env.families.spec import Plan
+from icae_env.families.spec import Family, Plan
 from icae_env.tasks.memory_pack import MemoryPath
 from icae_env.tasks.models import Task
 from icae_env.tasks.pack import load_pack
 
-__all__ = ["ATTEMPTS", "Generated", "TaskRejected", "generate", "parse_name", "task_name"]
+__all__ = ["ATTEMPTS", "Generated", "TaskRejected", "build", "generate", "parse_name", "task_name"]
 
 ATTEMPTS = 3
 _CACHE: OrderedDict[tuple[Any, ...], Generated] = OrderedDict()
@@ -99,7 +99,12 @@ def parse_name(name: str) -> tuple[str, str, int | None, Knobs]:
     return parts[1], parts[2], int(parts[3]) if len(parts) == 4 else None, parse_knobs(query)
 
 
-def _attempt(family: Any, plan: Plan) -> tuple[Task, dict[str, str], Certificate]:
+def build(family: Family, plan: Plan) -> tuple[Task, dict[str, str], Certificate]:
+    """Build the task of ``plan`` (golden, cases, pack files, the strict loader) and certify it; nothing is rejected.
+
+    Raises:
+        GenerationError: when no input distinguishes a decision (or a sampler misbehaves).
+    """
     golden = family.golden(plan, "python")
     others = ablations(family, plan)
     cases = make_cases(family, plan, golden, others)
@@ -128,7 +133,7 @@ def generate(family: str, split: str, index: int, knobs: Knobs | None = None) ->
     for attempt in range(ATTEMPTS):
         plan = plan_task(chosen, split, index, knobs, attempt)
         try:
-            task, files, certificate = _attempt(chosen, plan)
+            task, files, certificate = build(chosen, plan)
         except (GenerationError, IcaeEnvError) as exc:
             reasons.append(f"attempt {attempt}: {exc}")
             continue

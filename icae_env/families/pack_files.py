@@ -19,7 +19,7 @@ import yaml
 from icae_env.families.cases import Cases
 from icae_env.families.spec import Family, Plan
 
-__all__ = ["CANARY_PREFIX", "FALLBACK", "GOLDEN_ADAPTERS", "canary", "golden_repository", "pack_files"]
+__all__ = ["CANARY_PREFIX", "FALLBACK", "GOLDEN_ADAPTERS", "canary", "format_ids", "golden_repository", "pack_files"]
 
 CANARY_PREFIX = "icae-gen-canary"
 FALLBACK = (
@@ -154,6 +154,11 @@ def _prds(family: Family, plan: Plan) -> dict[str, str]:
     return {"prd/L1.md": l1, "prd/L2.md": l2, "prd/L3.md": ground(plan.masked), "prd/ground.md": ground(())}
 
 
+def format_ids(family: Family, plan: Plan) -> dict[str, str]:
+    """Format record key -> its constraint id (``F001`` ...), for the task's format records."""
+    return {record.key: f"F{i:03d}" for i, record in enumerate(family.formats_of(plan.features), start=1)}
+
+
 def _records(family: Family, plan: Plan) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
     records, ids, literal_ids = [], {}, []
     for i, name in enumerate(plan.hidden, start=1):
@@ -171,19 +176,36 @@ def _records(family: Family, plan: Plan) -> tuple[list[dict[str, Any]], dict[str
             "constraint_id": literal_ids[-1], "kind": "literal", "trigger_keywords": list(decision.triggers),
             "oracle_response": _words(plan, decision.value(plan.values[name]).ground),
         })  # fmt: skip
+    formats = format_ids(family, plan)
+    for record in family.formats_of(plan.features):
+        records.append({
+            "constraint_id": formats[record.key], "kind": "behavior", "trigger_keywords": list(record.triggers),
+            "oracle_response": _words(plan, record.response),
+        })  # fmt: skip
     hidden = {
-        "L1": [ids[name] for name in plan.hidden],
-        "L2": [ids[name] for name in plan.hidden if name not in plan.revealed],
-        "L3": literal_ids,
+        "L1": [ids[name] for name in plan.hidden] + list(formats.values()),
+        "L2": [ids[name] for name in plan.hidden if name not in plan.revealed] + list(formats.values()),
+        "L3": literal_ids + list(formats.values()),
     }
     return records, hidden
 
 
-def _case_files(cases: Cases) -> dict[str, str]:
+_TIER_NOTES = {
+    "public": "plain requests",
+    "native": "requests on which the product decisions show",
+    "enhanced": "boundary and malformed requests",
+}
+
+
+def _case_files(family: Family, plan: Plan, cases: Cases) -> dict[str, str]:
     files = {}
     for tier, by_stem in (("public", cases.public), ("native", cases.native), ("enhanced", cases.enhanced)):
         for stem, pairs in by_stem.items():
-            body = {"description": stem, "cases": [{"input": x, "expected_output": y} for x, y in pairs]}
+            title = _words(plan, family.feature(stem).title)
+            body = {
+                "description": f"{title}: {_TIER_NOTES[tier]}",
+                "cases": [{"input": x, "expected_output": y} for x, y in pairs],
+            }
             files[f"cases/{tier}/{stem}.json"] = json.dumps(body, ensure_ascii=False, indent=1) + "\n"
     return files
 
@@ -192,8 +214,9 @@ def pack_files(family: Family, plan: Plan, cases: Cases) -> dict[str, str]:
     """Every file of the task pack of ``plan`` (paths relative to the pack directory, named ``plan.task_id``)."""
     records, hidden = _records(family, plan)
     meta = {
-        "family": plan.family, "split": plan.split, "index": plan.index, "knobs": plan.knobs,
-        "canary": canary(plan), "attempt": plan.attempt, "language": plan.language, "features": list(plan.features),
+        "family": plan.family, "family_version": family.version, "split": plan.split, "index": plan.index,
+        "knobs": plan.knobs, "canary": canary(plan), "attempt": plan.attempt, "language": plan.language,
+        "features": list(plan.features),
         "decisions": dict(plan.values), "hidden": list(plan.hidden), "revealed": list(plan.revealed),
         "masked": list(plan.masked), "stated": list(plan.stated),
     }  # fmt: skip
@@ -209,4 +232,4 @@ def pack_files(family: Family, plan: Plan, cases: Cases) -> dict[str, str]:
     }
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     files = {"task.yaml": yaml.dump(spec, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)}
-    return {**files, **_prds(family, plan), **_case_files(cases), **_golden(family, plan)}
+    return {**files, **_prds(family, plan), **_case_files(family, plan, cases), **_golden(family, plan)}

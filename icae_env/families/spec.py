@@ -28,7 +28,18 @@ from typing import Any, Literal
 
 from icae_env.errors import ArgumentError
 
-__all__ = ["SAMPLE_KINDS", "Decision", "Family", "Feature", "Plan", "SampleKind", "Skin", "Value"]
+__all__ = [
+    "SAMPLE_KINDS",
+    "Decision",
+    "Family",
+    "Feature",
+    "FormatRecord",
+    "Plan",
+    "SampleKind",
+    "Skin",
+    "Template",
+    "Value",
+]
 
 SampleKind = Literal["public", "typical", "boundary", "malformed"]
 SAMPLE_KINDS: tuple[SampleKind, ...] = ("public", "typical", "boundary", "malformed")
@@ -85,6 +96,40 @@ class Decision:
             if value.key == key:
                 return value
         raise ArgumentError(f"decision {self.name!r} has no value {key!r}; values: {[v.key for v in self.values]}")
+
+
+@dataclass(frozen=True)
+class Template:
+    """One kind of line the golden can print (every output line of every case matches exactly one).
+
+    Attributes:
+        line: The line with ``<name>`` placeholders for what varies (``row <n>: malformed quoting``); a placeholder
+            matches any text unless the family's ``placeholders`` give it a pattern. Skin words as ``{word}``.
+        shown: How a level-visible channel states it (a record, a PRD, the API signature): that text must appear
+            in the channel verbatim, or a public case must print a line of this template (default: ``line``).
+    """
+
+    line: str
+    shown: str
+
+
+@dataclass(frozen=True)
+class FormatRecord:
+    """A plain answer about output wording, given at every level (an ordinary task record; it counts for coverage).
+
+    Attributes:
+        key: Identifier within the family (``error_lines``).
+        response: The answer; it states the templates it covers verbatim and fixes no hidden decision.
+        triggers: At least eight plain questions stored as its trigger phrases.
+        paraphrases: At least eight other plain questions, never stored (the held-out routing check).
+        features: The features whose output it describes (present when one of them is; empty: always).
+    """
+
+    key: str
+    response: str
+    triggers: tuple[str, ...]
+    paraphrases: tuple[str, ...]
+    features: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -201,6 +246,9 @@ class Family(ABC):
         decisions: Its hidden decisions.
         skins: Its skins.
         api_signature: The golden API signature (the User Agent's answer to interface questions).
+        templates: Every kind of line its goldens print.
+        formats: Its format records.
+        placeholders: Template placeholder name -> the regular expression it matches (others match any text).
         folder: The family's folder.
     """
 
@@ -217,6 +265,8 @@ class Family(ABC):
         self.api_signature, self.intro_text = spec.api_signature, spec.intro
         self.features, self.decisions, self.skins = spec.features_(), spec.decisions_(), spec.skins_()
         self.rules_paths = {language: golden.rules for language, golden in spec.golden.items()}
+        self.templates, self.formats = spec.templates_(), spec.formats_()
+        self.placeholders = dict(spec.placeholders)
 
     def intro(self, plan: Plan) -> str:
         """The business framing that opens every PRD of the task (the YAML ``intro``; may use skin words)."""
@@ -278,6 +328,10 @@ class Family(ABC):
             if feature.stem == stem:
                 return feature
         raise ArgumentError(f"family {self.name!r} has no feature {stem!r}")
+
+    def formats_of(self, features: tuple[str, ...]) -> tuple[FormatRecord, ...]:
+        """The format records of a task with ``features``, in the family's order."""
+        return tuple(f for f in self.formats if not f.features or set(f.features) & set(features))
 
     def decisions_of(self, features: tuple[str, ...]) -> tuple[Decision, ...]:
         """The decisions that some feature of ``features`` depends on, in the family's order."""

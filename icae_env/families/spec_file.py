@@ -2,22 +2,24 @@
 
 The file (``family.yaml`` in the family's folder) holds ``name``, ``version`` (bumped whenever a task of the
 family changes), ``golden`` (per language, the path of its composed rules module), ``title``, ``languages``,
-``held_out``, ``api_signature``,
-``intro`` and the lists ``features``, ``decisions`` (each with its ``values``) and ``skins``, in the shapes of
+``held_out``, ``api_signature``, ``intro``, the lists ``features``, ``decisions`` (each with its ``values``),
+``skins``, ``templates`` (strings, or ``{line, shown}``), ``formats`` and the mapping ``placeholders``, in the shapes of
 :class:`~icae_env.families.spec.Feature`, :class:`~icae_env.families.spec.Decision`,
-:class:`~icae_env.families.spec.Value` and :class:`~icae_env.families.spec.Skin`. Texts may use the skin's words
-as ``{word}`` placeholders (write a literal brace as ``{{``). An error names the file and the field.
+:class:`~icae_env.families.spec.Value`, :class:`~icae_env.families.spec.Skin`,
+:class:`~icae_env.families.spec.Template` and :class:`~icae_env.families.spec.FormatRecord`. Texts may use the skin's
+words as ``{word}`` placeholders (write a literal brace as ``{{``). An error names the file and the field.
 """
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from icae_env.families.spec import Decision, Feature, Skin, Value
+from icae_env.families.spec import Decision, Feature, FormatRecord, Skin, Template, Value
 from icae_env.tasks.pack import read_yaml_mapping, validate_model
 
 __all__ = ["FamilySpec", "load_family_spec"]
@@ -73,6 +75,25 @@ class _Skin(_Strict):
     pools: dict[str, tuple[Any, ...]] = {}
 
 
+class _Template(_Strict):
+    line: str = Field(min_length=1)
+    shown: str | None = None
+
+
+class _Format(_Strict):
+    key: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    response: str = Field(min_length=1)
+    features: tuple[str, ...] = ()
+    triggers: tuple[str, ...] = Field(min_length=MIN_PHRASES)
+    paraphrases: tuple[str, ...] = Field(min_length=MIN_PHRASES)
+
+    @model_validator(mode="after")
+    def _apart(self) -> _Format:
+        if set(self.triggers) & set(self.paraphrases):
+            raise ValueError("a held-out paraphrase must not also be a stored trigger")
+        return self
+
+
 class _Golden(_Strict):
     rules: str = Field(min_length=1)
 
@@ -91,10 +112,23 @@ class FamilySpec(_Strict):
     features: tuple[_Feature, ...] = Field(min_length=3)
     decisions: tuple[_Decision, ...] = Field(min_length=1)
     skins: tuple[_Skin, ...] = Field(min_length=1)
+    templates: tuple[_Template | str, ...] = ()
+    placeholders: dict[str, str] = {}
+    formats: tuple[_Format, ...] = ()
 
     @model_validator(mode="after")
     def _references(self) -> FamilySpec:
         stems = {f.stem for f in self.features}
+        for record in self.formats:
+            if set(record.features) - stems:
+                raise ValueError(f"format {record.key!r} names unknown features {sorted(set(record.features) - stems)}")
+        if len({f.key for f in self.formats}) != len(self.formats):
+            raise ValueError("format keys must be distinct")
+        for name, pattern in self.placeholders.items():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"placeholder {name!r}: bad pattern {pattern!r} ({exc})") from None
         for decision in self.decisions:
             missing = set(decision.features) - stems
             if missing:
@@ -124,6 +158,18 @@ class FamilySpec(_Strict):
             )
             for d in self.decisions
         )
+
+    def templates_(self) -> tuple[Template, ...]:
+        """As :class:`Template` objects."""
+        out = []
+        for t in self.templates:
+            line, shown = (t, None) if isinstance(t, str) else (t.line, t.shown)
+            out.append(Template(line, shown or line))
+        return tuple(out)
+
+    def formats_(self) -> tuple[FormatRecord, ...]:
+        """As :class:`FormatRecord` objects."""
+        return tuple(FormatRecord(f.key, f.response, f.triggers, f.paraphrases, f.features) for f in self.formats)
 
     def skins_(self) -> tuple[Skin, ...]:
         """As :class:`Skin` objects."""

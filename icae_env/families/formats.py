@@ -1,0 +1,181 @@
+"""Output formats a task's level lets an agent know: templates, level-visible channels, unreachable words.
+
+A family declares every kind of line its goldens print as a :class:`~icae_env.families.spec.Template`. For a
+generated task, certification checks that
+
+* every output line of every case (public and hidden) matches exactly one template;
+* every template the task's cases print is **stated at every level** by a level-visible channel: the level's PRD,
+  a record the level's User Agent answers from (decision, literal, format and public-case records), a context
+  pointer or the API signature contains its ``shown`` text verbatim, or a public case prints a line of it;
+* each level states a superset of what the level below states (L1 ⊆ L2 ⊆ L3);
+* no hidden case holds a word (a run of three or more letters) that no level-visible channel contains, after
+  removing the words of the case's own input (:func:`unreachable_share`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from icae_env.families.spec import Family, Plan, Template
+from icae_env.tasks.models import Task
+
+__all__ = [
+    "LEVELS",
+    "Channels",
+    "channels",
+    "template_problems",
+    "unreachable_share",
+    "unstated",
+    "used_templates",
+]
+
+LEVELS = ("L1", "L2", "L3")
+_WORD = re.compile(r"[A-Za-z]{3,}")
+_PLACEHOLDER = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>")
+
+
+@dataclass(frozen=True)
+class Channels:
+    """What an agent at one level can read or be told.
+
+    Attributes:
+        texts: The PRD, every record's answer, the context pointers and the API signature.
+        public_lines: Every line the public cases print.
+    """
+
+    texts: tuple[str, ...]
+    public_lines: tuple[str, ...]
+
+    def words(self) -> frozenset[str]:
+        """Every word (lower case) of the channels."""
+        return frozenset(w.lower() for text in (*self.texts, *self.public_lines) for w in _WORD.findall(text))
+
+
+def channels(task: Task, level: str) -> Channels:
+    """The level-visible channels of ``task`` at ``level``."""
+    data = task.user_agent_data(level)
+    texts = (
+        task.prd(level),
+        data.golden_api_signature,
+        *(record.oracle_response for record in data.hidden_constraints),
+        *(f"{p.vague_reference} {p.actual_meaning}" for p in data.context_pointers),
+    )
+    lines = tuple(line for f in task.tests.public for c in f.cases for line in c.expected_text.splitlines())
+    return Channels(texts, lines)
+
+
+@lru_cache(maxsize=4096)
+def _compile(line: str, placeholders: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
+    patterns = dict(placeholders)
+    parts, last = [], 0
+    for match in _PLACEHOLDER.finditer(line):
+        parts.append(re.escape(line[last : match.start()]))
+        parts.append(f"(?:{patterns.get(match.group(1), '.*?')})")
+        last = match.end()
+    parts.append(re.escape(line[last:]))
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def _words(plan: Plan, text: str) -> str:
+    return text.format(**plan.skin.words)
+
+
+def _matching(family: Family, plan: Plan, line: str) -> list[int]:
+    placeholders = tuple(sorted(family.placeholders.items()))
+    return [
+        i
+        for i, template in enumerate(family.templates)
+        if _compile(_words(plan, template.line), placeholders).fullmatch(line)
+    ]
+
+
+def _stated(family: Family, plan: Plan, template: Template, seen: Channels) -> bool:
+    shown = _words(plan, template.shown)
+    if any(shown in text for text in seen.texts):
+        return True
+    placeholders = tuple(sorted(family.placeholders.items()))
+    pattern = _compile(_words(plan, template.line), placeholders)
+    return any(pattern.fullmatch(line) for line in seen.public_lines)
+
+
+def _all_lines(task: Task) -> list[str]:
+    return [
+        line
+        for tier in ("public", "native", "enhanced")
+        for f in task.tests.tier(tier)
+        for c in f.cases
+        for line in c.expected_text.splitlines()
+    ]
+
+
+def used_templates(family: Family, plan: Plan, task: Task) -> set[int]:
+    """Indices of the templates some output line of ``task`` matches."""
+    return {i for line in dict.fromkeys(_all_lines(task)) for i in _matching(family, plan, line)}
+
+
+def unstated(family: Family, plan: Plan, task: Task, seen: Channels) -> list[Template]:
+    """The templates ``task`` prints that ``seen`` does not state."""
+    return [
+        family.templates[i]
+        for i in sorted(used_templates(family, plan, task))
+        if not _stated(family, plan, family.templates[i], seen)
+    ]
+
+
+def template_problems(family: Family, plan: Plan, task: Task, levels: Sequence[str] = LEVELS) -> list[str]:
+    """What breaks the template rules of the module docstring (one line each; empty: none)."""
+    if not family.templates:
+        return [f"templates: family {family.name!r} declares no output templates"]
+    problems: list[str] = []
+    used: set[int] = set()
+    for line in dict.fromkeys(_all_lines(task)):
+        found = _matching(family, plan, line)
+        if len(found) != 1:
+            what = (
+                "no template" if not found else f"{len(found)} templates ({[family.templates[i].line for i in found]})"
+            )
+            problems.append(f"templates: output line {line!r} matches {what}")
+        used.update(found)
+    previous: set[int] | None = None
+    for level in levels:
+        seen = channels(task, level)
+        stated = {i for i in used if _stated(family, plan, family.templates[i], seen)}
+        for i in sorted(used - stated):
+            problems.append(f"templates: {family.templates[i].shown!r} is not stated by any {level} channel")
+        if previous is not None and not previous <= stated:
+            problems.append(f"templates: {level} states less than the level below it")
+        previous = stated
+    return problems
+
+
+def _strings(data: Any) -> list[str]:
+    if isinstance(data, dict):
+        return [*map(str, data), *(s for v in data.values() for s in _strings(v))]
+    if isinstance(data, list):
+        return [s for v in data for s in _strings(v)]
+    return [data if isinstance(data, str) else json.dumps(data)]
+
+
+def _input_words(data: Any) -> frozenset[str]:
+    return frozenset(w.lower() for text in _strings(data) for w in _WORD.findall(text))
+
+
+def unreachable_share(task: Task, level: str) -> tuple[float, list[str]]:
+    """Share of hidden cases holding a word no ``level`` channel contains, and the first few such words.
+
+    A word is a run of three or more letters; the words of the case's own input do not count.
+    """
+    known = channels(task, level).words()
+    cases = [c for tier in ("native", "enhanced") for f in task.tests.tier(tier) for c in f.cases]
+    missing: list[str] = []
+    bad = 0
+    for case in cases:
+        words = {w.lower() for w in _WORD.findall(case.expected_text)} - _input_words(case.input) - known
+        bad += bool(words)
+        missing.extend(sorted(words)[:3])
+    return (bad / len(cases) if cases else 0.0), sorted(set(missing))[:10]
