@@ -137,7 +137,7 @@ def _tells(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
     ids = _record_ids(family, plan)
     for name in plan.hidden:
         for tell in family.decision(name).value(plan.values[name]).tells:
-            needle = tell.format(**plan.skin.words).lower()
+            needle = plan.text(tell).lower()
             holders = [r.constraint_id for r in data.hidden_constraints if needle in r.oracle_response.lower()]
             if holders != [ids[name]]:
                 cert.failures.append(f"tells: {needle!r} of {name} is in records {holders}, not only {ids[name]}")
@@ -186,7 +186,7 @@ def _asked(family: Family, plan: Plan) -> dict[str, tuple[str, tuple[str, ...], 
 def _reach(family: Family, plan: Plan, documents: tuple[Document, ...], router: Router) -> dict[str, list[bool]]:
     return {
         name: [
-            cid in [documents[m.index].doc_id for m in router.route(q.format(**plan.skin.words))[:3]]
+            cid in [documents[m.index].doc_id for m in router.route(plan.text(q))[:3]]
             for q in paraphrases
         ]
         for name, (cid, _, paraphrases) in _asked(family, plan).items()
@@ -199,7 +199,7 @@ def _routing(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
         router = make_router(router_name, documents)
         for name, (cid, triggers, _) in _asked(family, plan).items():
             for trigger in triggers:
-                top = [documents[m.index].doc_id for m in router.route(trigger.format(**plan.skin.words))[:1]]
+                top = [documents[m.index].doc_id for m in router.route(plan.text(trigger))[:1]]
                 if top != [cid]:
                     cert.failures.append(
                         f"routing ({router_name}): stored trigger {trigger!r} of {name} routes to {top}"

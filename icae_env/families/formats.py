@@ -81,25 +81,21 @@ def _compile(line: str, placeholders: tuple[tuple[str, str], ...]) -> re.Pattern
     return re.compile("".join(parts), re.DOTALL)
 
 
-def _words(plan: Plan, text: str) -> str:
-    return text.format(**plan.skin.words)
-
-
 def _matching(family: Family, plan: Plan, line: str) -> list[int]:
     placeholders = tuple(sorted(family.placeholders.items()))
     return [
         i
         for i, template in enumerate(family.templates)
-        if _compile(_words(plan, template.line), placeholders).fullmatch(line)
+        if _compile(plan.text(template.line), placeholders).fullmatch(line)
     ]
 
 
 def _stated(family: Family, plan: Plan, template: Template, seen: Channels) -> bool:
-    shown = _words(plan, template.shown)
+    shown = plan.text(template.shown)
     if any(shown in text for text in seen.texts):
         return True
     placeholders = tuple(sorted(family.placeholders.items()))
-    pattern = _compile(_words(plan, template.line), placeholders)
+    pattern = _compile(plan.text(template.line), placeholders)
     return any(pattern.fullmatch(line) for line in seen.public_lines)
 
 

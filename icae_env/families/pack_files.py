@@ -114,7 +114,7 @@ def golden_repository(family: Family, plan: Plan, language: str) -> dict[str, st
         files["adapter.js"] = _JS_ADAPTER
     run = "python3 adapter.py" if language == "python" else "node adapter.js"
     files["rcb_tests/test.sh"] = _TEST_SH.replace("{split}", _SPLIT[language]).replace("{run}", run)
-    files["README.md"] = f"# {_words(plan, family.title)}\n\nReference solution of a generated task ({canary(plan)}).\n"
+    files["README.md"] = f"# {plan.text(family.title)}\n\nReference solution of a generated task ({canary(plan)}).\n"
     return files
 
 
@@ -122,33 +122,29 @@ def _golden(family: Family, plan: Plan) -> dict[str, str]:
     return {f"golden/{path}": text for path, text in golden_repository(family, plan, plan.language).items()}
 
 
-def _words(plan: Plan, text: str) -> str:
-    return text.format(**plan.skin.words)
-
-
 def _prds(family: Family, plan: Plan) -> dict[str, str]:
-    title = f"# {_words(plan, family.title)}\n\n{_words(plan, family.intro(plan))}\n"
+    title = f"# {plan.text(family.title)}\n\n{plan.text(family.intro(plan))}\n"
     features = [family.feature(stem) for stem in plan.features]
     value = {name: family.decision(name).value(key) for name, key in plan.values.items()}
-    stated = [_words(plan, value[name].ground) for name in plan.stated]
-    l1 = title + "\n" + "\n".join(f"- {_words(plan, f.l1)}" for f in features) + "\n"
-    clauses = [_words(plan, family.decision(name).clause) for name in plan.hidden]
+    stated = [plan.text(value[name].ground) for name in plan.stated]
+    l1 = title + "\n" + "\n".join(f"- {plan.text(f.l1)}" for f in features) + "\n"
+    clauses = [plan.text(family.decision(name).clause) for name in plan.hidden]
     if plan.knobs.get("l1_signals", True) and clauses:
         l1 += "\n" + " ".join(clauses) + "\n"
     if stated:
         l1 += "\n" + " ".join(stated) + "\n"
-    l2 = l1 + "\n" + " ".join(_words(plan, value[name].ground) for name in plan.revealed) + "\n"
+    l2 = l1 + "\n" + " ".join(plan.text(value[name].ground) for name in plan.revealed) + "\n"
 
     def ground(masked: tuple[str, ...]) -> str:
         rules = []
         for name in plan.values:
-            sentence = _words(plan, value[name].ground)
+            sentence = plan.text(value[name].ground)
             literal = value[name].literal
-            rules.append(sentence.replace(_words(plan, literal), MASK) if name in masked and literal else sentence)
-        parts = [title, "## Features", *(f"- {_words(plan, f.ground)}" for f in features), "", "## Rules"]
+            rules.append(sentence.replace(plan.text(literal), MASK) if name in masked and literal else sentence)
+        parts = [title, "## Features", *(f"- {plan.text(f.ground)}" for f in features), "", "## Rules"]
         parts += [f"- {rule}" for rule in rules]
         if family.api_signature:
-            parts += ["", "## Interface", f"`{_words(plan, family.api_signature)}`"]
+            parts += ["", "## Interface", f"`{plan.text(family.api_signature)}`"]
         return "\n".join(parts) + "\n"
 
     return {"prd/L1.md": l1, "prd/L2.md": l2, "prd/L3.md": ground(plan.masked), "prd/ground.md": ground(())}
@@ -166,21 +162,24 @@ def _records(family: Family, plan: Plan) -> tuple[list[dict[str, Any]], dict[str
         value = decision.value(plan.values[name])
         ids[name] = f"C{i:03d}"
         records.append({
-            "constraint_id": ids[name], "kind": "behavior", "trigger_keywords": list(decision.triggers),
-            "oracle_response": _words(plan, value.response),
+            "constraint_id": ids[name], "kind": "behavior",
+            "trigger_keywords": [plan.text(t) for t in decision.triggers],
+            "oracle_response": plan.text(value.response),
         })  # fmt: skip
     for i, name in enumerate(plan.masked, start=1):
         decision = family.decision(name)
         literal_ids.append(f"L3_{i:03d}")
         records.append({
-            "constraint_id": literal_ids[-1], "kind": "literal", "trigger_keywords": list(decision.triggers),
-            "oracle_response": _words(plan, decision.value(plan.values[name]).ground),
+            "constraint_id": literal_ids[-1], "kind": "literal",
+            "trigger_keywords": [plan.text(t) for t in decision.triggers],
+            "oracle_response": plan.text(decision.value(plan.values[name]).ground),
         })  # fmt: skip
     formats = format_ids(family, plan)
     for record in family.formats_of(plan.features):
         records.append({
-            "constraint_id": formats[record.key], "kind": "behavior", "trigger_keywords": list(record.triggers),
-            "oracle_response": _words(plan, record.response),
+            "constraint_id": formats[record.key], "kind": "behavior",
+            "trigger_keywords": [plan.text(t) for t in record.triggers],
+            "oracle_response": plan.text(record.response),
         })  # fmt: skip
     hidden = {
         "L1": [ids[name] for name in plan.hidden] + list(formats.values()),
@@ -201,7 +200,7 @@ def _case_files(family: Family, plan: Plan, cases: Cases) -> dict[str, str]:
     files = {}
     for tier, by_stem in (("public", cases.public), ("native", cases.native), ("enhanced", cases.enhanced)):
         for stem, pairs in by_stem.items():
-            title = _words(plan, family.feature(stem).title)
+            title = plan.text(family.feature(stem).title)
             body = {
                 "description": f"{title}: {_TIER_NOTES[tier]}",
                 "cases": [{"input": x, "expected_output": y} for x, y in pairs],
@@ -222,9 +221,9 @@ def pack_files(family: Family, plan: Plan, cases: Cases) -> dict[str, str]:
     }  # fmt: skip
     spec = {
         "id": plan.task_id,
-        "title": _words(plan, family.title),
+        "title": plan.text(family.title),
         "language": plan.language,
-        "golden_api_signature": _words(plan, family.api_signature),
+        "golden_api_signature": plan.text(family.api_signature),
         "fallback_response": FALLBACK,
         "constraints": records,
         "levels": {level: {"hidden": ids} for level, ids in hidden.items()},

@@ -22,6 +22,7 @@ Rules a family follows (the certifier checks most of them):
 from __future__ import annotations
 
 import random
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -41,6 +42,7 @@ __all__ = [
     "Value",
 ]
 
+_ARTICLE = re.compile(r"\b([Aa]) ([aeioAEIO])")
 SampleKind = Literal["public", "typical", "boundary", "malformed"]
 SAMPLE_KINDS: tuple[SampleKind, ...] = ("public", "typical", "boundary", "malformed")
 
@@ -222,6 +224,10 @@ class Plan:
     def word(self, name: str) -> str:
         """A skin word."""
         return self.skin.words[name]
+
+    def text(self, template: str) -> str:
+        """``template`` with the skin's words filled in (``{item}``), and "a" before a vowel written "an"."""
+        return _ARTICLE.sub(lambda m: m.group(1) + "n " + m.group(2), template.format(**self.skin.words))
 
     def rng(self, purpose: str) -> random.Random:
         """A generator for ``purpose``, derived from the plan's seed by a hash (never ``seed + n``)."""
