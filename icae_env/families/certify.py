@@ -27,6 +27,7 @@ validate``'s job: it costs seconds per task where these cost milliseconds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from icae_env.families.cases import Ablations
@@ -42,6 +43,7 @@ __all__ = [
     "CERTIFY_ROUTERS",
     "NAIVE_CEILING",
     "Certificate",
+    "certifier_digest",
     "certify",
     "paraphrase_reach",
     "reach_metric",
@@ -60,6 +62,30 @@ MIN_FEATURES, MIN_NATIVE, MIN_ENHANCED, MIN_ABLATION_FAILS = 3, 5, 3, 2
 #: The cascade's cross-encoder makes a first certification cost about 6 s per task on two cores; its logits are
 #: stored on disk (:mod:`icae_env.user_agent.models.logit_store`), so certifying the same task again costs about 0.25 s.
 CERTIFY_ROUTERS = ("lexical", "cascade")
+
+
+def certifier_digest() -> str:
+    """A digest of what certification routes with: the router table, the User Agent's code and its model files.
+
+    Part of every generated task's full version (task metadata ``family_version``): refitting a router, changing
+    its code or this table can change which attempt certifies, so it changes the digest.
+    """
+    return _digest(CERTIFY_ROUTERS)
+
+
+@cache
+def _digest(routers: tuple[str, ...]) -> str:
+    import hashlib
+    from pathlib import Path
+
+    import icae_env.user_agent as package
+
+    root = Path(package.__file__).parent
+    digest = hashlib.sha256(repr(routers).encode())
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".npz") and "optional" not in path.parts and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:8]
 
 
 def reach_metric(router: str) -> str:

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from icae_env.errors import ArgumentError, IcaeEnvError, TaskNotFoundError
 from icae_env.families.cases import GenerationError, ablations, make_cases
-from icae_env.families.certify import Certificate, certify
+from icae_env.families.certify import Certificate, certifier_digest, certify
 from icae_env.families.pack_files import pack_files
 from icae_env.families.plan import Knobs, plan_task
 from icae_env.families.registry import get_family
@@ -27,7 +27,16 @@ from icae_env.tasks.memory_pack import MemoryPath
 from icae_env.tasks.models import Task
 from icae_env.tasks.pack import load_pack
 
-__all__ = ["ATTEMPTS", "Generated", "TaskRejected", "build", "generate", "parse_name", "task_name"]
+__all__ = [
+    "ATTEMPTS",
+    "Generated",
+    "TaskRejected",
+    "build",
+    "family_version",
+    "generate",
+    "parse_name",
+    "task_name",
+]
 
 ATTEMPTS = 3
 _CACHE: OrderedDict[tuple[Any, ...], Generated] = OrderedDict()
@@ -86,17 +95,44 @@ def parse_knobs(query: str) -> Knobs:
         ) from None
 
 
+def family_version(family: Family) -> str:
+    """The full version of ``family``'s tasks: ``<family version>+<certifier digest>`` (see :func:`parse_name`)."""
+    return f"{family.version}+{certifier_digest()}"
+
+
+def _check_version(family: str, pinned: str) -> None:
+    current = get_family(family)
+    wanted = str(current.version) if "+" not in pinned else family_version(current)
+    if pinned != wanted:
+        raise TaskNotFoundError(
+            f"gen/{family}@{pinned} names tasks of another version of the family: this icae-env generates "
+            f"{family}@{family_version(current)} (tasks of two versions are different tasks; install the icae-env "
+            f"release that generated @{pinned}, or drop the @ to take the current version)"
+        )
+
+
 def parse_name(name: str) -> tuple[str, str, int | None, Knobs]:
-    """``(family, split, index or None, knobs)`` of ``gen/<family>/<split>[/<index>][?knobs]``.
+    """``(family, split, index or None, knobs)`` of ``gen/<family>[@<version>]/<split>[/<index>][?knobs]``.
+
+    A name may pin the family's version (``gen/csv-validator@2/train/0``) or its full version with the digest of
+    the certification routers (``@2+<digest>``, as task metadata records it); a pinned version other than the
+    current one is an error, never silently a different task.
 
     Raises:
         ArgumentError: for a name not of that form.
+        TaskNotFoundError: for a pinned version this release does not generate.
+        UnknownNameError: for an unknown family in a pinned name.
     """
     path, _, query = name.partition("?")
     parts = path.split("/")
     if parts[0] != "gen" or len(parts) not in (3, 4) or (len(parts) == 4 and not parts[3].isdigit()):
-        raise ArgumentError(f"a generated task is named gen/<family>/<split>/<index>[?knob=value&...], got {name!r}")
-    return parts[1], parts[2], int(parts[3]) if len(parts) == 4 else None, parse_knobs(query)
+        raise ArgumentError(
+            f"a generated task is named gen/<family>[@<version>]/<split>/<index>[?knob=value&...], got {name!r}"
+        )
+    family, _, pinned = parts[1].partition("@")
+    if pinned:
+        _check_version(family, pinned)
+    return family, parts[2], int(parts[3]) if len(parts) == 4 else None, parse_knobs(query)
 
 
 def build(family: Family, plan: Plan) -> tuple[Task, dict[str, str], Certificate]:
@@ -108,7 +144,7 @@ def build(family: Family, plan: Plan) -> tuple[Task, dict[str, str], Certificate
     golden = family.golden(plan, "python")
     others = ablations(family, plan)
     cases = make_cases(family, plan, golden, others)
-    files = pack_files(family, plan, cases)
+    files = pack_files(family, plan, cases, family_version(family))
     executables = frozenset(path for path in files if path.endswith(".sh"))
     root = MemoryPath(files, label=plan.task_id, executables=executables)
     task = load_pack(root, origin=task_name(plan.family, plan.split, plan.index, Knobs(**plan.knobs)))

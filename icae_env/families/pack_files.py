@@ -209,11 +209,14 @@ def _case_files(family: Family, plan: Plan, cases: Cases) -> dict[str, str]:
     return files
 
 
-def pack_files(family: Family, plan: Plan, cases: Cases) -> dict[str, str]:
-    """Every file of the task pack of ``plan`` (paths relative to the pack directory, named ``plan.task_id``)."""
+def pack_files(family: Family, plan: Plan, cases: Cases, version: str) -> dict[str, str]:
+    """Every file of the task pack of ``plan`` (paths relative to the pack directory, named ``plan.task_id``).
+
+    ``version`` is the family's full version (recorded in the task's metadata).
+    """
     records, hidden = _records(family, plan)
     meta = {
-        "family": plan.family, "family_version": family.version, "split": plan.split, "index": plan.index,
+        "family": plan.family, "family_version": version, "split": plan.split, "index": plan.index,
         "knobs": plan.knobs, "canary": canary(plan), "attempt": plan.attempt, "language": plan.language,
         "features": list(plan.features),
         "decisions": dict(plan.values), "hidden": list(plan.hidden), "revealed": list(plan.revealed),

@@ -28,7 +28,9 @@ class Knobs(BaseModel):
     Attributes:
         features: Features per task, core ones included (None: the core ones plus two).
         domain: Values per decision at most (the naive default always among them).
-        surprise: How many decisions differ from the naive default (None: any number from ``min_surprise`` up).
+        surprise: How many decisions differ from the naive default (None: any number from ``min_surprise`` up; at
+            least 1, since a task whose every decision is its default is its own all-defaults golden, which the
+            naive-ceiling check rejects).
         min_surprise: At least this many decisions differ from the naive default (a task that is mostly defaults
             asks little of the agent and its all-defaults golden scores too well).
         hidden_per_feature: Hidden decisions per feature; the others are stated in every PRD (None: all hidden).
@@ -42,7 +44,7 @@ class Knobs(BaseModel):
 
     features: int | None = Field(default=None, ge=1)
     domain: int = Field(default=4, ge=2, le=4)
-    surprise: int | None = Field(default=None, ge=0)
+    surprise: int | None = Field(default=None, ge=1)
     min_surprise: int = Field(default=3, ge=0)
     hidden_per_feature: int | None = Field(default=None, ge=0)
     public_per_feature: int = Field(default=1, ge=1, le=3)
@@ -104,7 +106,12 @@ def behaviour_key(family: Family, split: str, index: int, knobs: Knobs) -> Behav
         walk = _WALKS[ident]
     key = walk.get(index)
     if key is None:
-        raise TaskNotFoundError(f"family {family.name!r} has no task {index} in its {split} split under {knobs}")
+        found = len(walk.found)
+        some = f"{found} task(s) (indices 0..{found - 1})" if found else "no task at all"
+        raise TaskNotFoundError(
+            f"family {family.name!r} has {some} in its {split} split under these knobs, so no task {index}; "
+            f"knobs: {knobs}"
+        )
     return key
 
 
@@ -144,6 +151,7 @@ def plan_task(family: Family, split: str, index: int, knobs: Knobs, attempt: int
         knobs=knobs.model_dump(),
         seed=stream(*ident, "seed"),
         attempt=attempt,
+        version=family.version,
     )
 
 

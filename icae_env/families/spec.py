@@ -186,6 +186,7 @@ class Plan:
         knobs: The difficulty knobs the task was drawn with.
         seed: A 64-bit seed derived from the task's identity (for the samplers).
         attempt: Which certification attempt planned it (0: the first).
+        version: The family's version (part of the task id: tasks of two versions are different tasks).
     """
 
     family: str
@@ -201,6 +202,7 @@ class Plan:
     knobs: dict[str, Any]
     seed: int
     attempt: int = 0
+    version: int = 1
 
     @property
     def hidden(self) -> tuple[str, ...]:
@@ -214,8 +216,8 @@ class Plan:
 
     @property
     def task_id(self) -> str:
-        """The task id: ``<family>-<split>-<index>``."""
-        return f"{self.family}-{self.split}-{self.index}"
+        """The task id: ``<family>-v<version>-<split>-<index>``."""
+        return f"{self.family}-v{self.version}-{self.split}-{self.index}"
 
     def with_value(self, decision: str, key: str) -> Plan:
         """The same plan with one decision set to ``key`` (an ablation)."""

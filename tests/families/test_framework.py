@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from icae_env.cli.generate import write_pack_files
 from icae_env.errors import ArgumentError, TaskNotFoundError, UnknownNameError
 from icae_env.families import Knobs, TaskDistribution, TaskRejected, generate, get_family, task_name
 from icae_env.families.certify import CERTIFY_ROUTERS, paraphrase_reach, reach_metric
-from icae_env.families.generation import parse_name
+from icae_env.families.generation import family_version, parse_name
 from icae_env.families.keys import KeySpace, distance, stream
 from icae_env.families.plan import behaviour_key, plan_task
 from icae_env.registration import DEFAULT_ROUTER
@@ -88,7 +89,7 @@ def test_knobs_shape_the_task_and_are_recorded():
 
 def test_names_load_without_disk_and_errors_are_clear(tmp_path):
     task = load_task("gen/ledger-report/train/2?features=4")
-    assert task.golden_dir is None and task.golden_files and task.id == "ledger-report-train-2"
+    assert task.golden_dir is None and task.golden_files and task.id == "ledger-report-v2-train-2"
     assert parse_name("gen/ledger-report/test/3")[:3] == ("ledger-report", "test", 3)
     with pytest.raises(ArgumentError, match=r"gen/<family>/<split>/<index>"):
         load_task("gen/ledger-report/train/x")
@@ -98,8 +99,12 @@ def test_names_load_without_disk_and_errors_are_clear(tmp_path):
         load_task("gen/ledger-report/train/0?surprise=-1")
     with pytest.raises(TaskNotFoundError, match="not one task"):
         load_task("gen/ledger-report/train")
-    with pytest.raises(TaskNotFoundError, match="no task"):
-        plan_task(get_family(FAMILY), "train", 10**9, Knobs(features=3, domain=2, surprise=0))
+    with pytest.raises(ArgumentError, match="knob surprise"):
+        load_task("gen/ledger-report/train/0?surprise=0")  # every decision at its default: never certifiable
+    one_key = Knobs(features=5, domain=2, surprise=len(get_family(FAMILY).decisions))  # one value per decision
+    none_left = r"has (1 task\(s\) \(indices 0..0\)|no task at all) in its train split"
+    with pytest.raises(TaskNotFoundError, match=none_left):
+        plan_task(get_family(FAMILY), "train", 5, one_key)
 
 
 def test_a_written_pack_loads_to_the_same_task(tmp_path):
@@ -188,3 +193,15 @@ def test_certification_asks_every_certify_router_and_the_default_is_one(monkeypa
     assert all(family.decision(d).paraphrases for d in plan.hidden)
     assert cert.metrics[reach_metric("silent")] == 0.0
     assert cert.metrics["paraphrase_top3"] == generated.certificate.metrics["paraphrase_top3"]
+
+
+def test_a_pinned_version_is_checked_never_silently_another_task():
+    family = get_family(FAMILY)
+    assert parse_name(f"gen/{FAMILY}@{family.version}/train/3?domain=2") == (FAMILY, "train", 3, Knobs(domain=2))
+    full = family_version(family)
+    assert full.startswith(f"{family.version}+") and parse_name(f"gen/{FAMILY}@{full}/test/0")[2] == 0
+    with pytest.raises(TaskNotFoundError, match=rf"another version .* generates {FAMILY}@{re.escape(full)}"):
+        parse_name(f"gen/{FAMILY}@{family.version - 1}/train/0")
+    with pytest.raises(TaskNotFoundError, match="another version"):
+        parse_name(f"gen/{FAMILY}@{family.version}+00000000/train/0")
+    assert plan_task(family, "train", 0, Knobs()).task_id == f"{FAMILY}-v{family.version}-train-0"
