@@ -29,7 +29,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from baselines.level_limited import read_formats  # noqa: E402
-from icae_env.families.formats import LEVELS, Channels, template_problems, unreachable_share, unstated  # noqa: E402
+from icae_env.families.formats import (  # noqa: E402
+    LEVELS,
+    Channels,
+    public_lines,
+    template_problems,
+    unreachable_share,
+    unstated,
+)
 from icae_env.families.generation import build  # noqa: E402
 from icae_env.families.plan import Knobs, plan_task  # noqa: E402
 from icae_env.families.registry import family_names, get_family  # noqa: E402
@@ -46,8 +53,7 @@ def missed_templates(family: Family, plan: Plan, task: Task, level: str) -> list
     """Templates the task prints that the level-limited reader did not recover at ``level``."""
     agent = GroundedUserAgent.from_task(task, level=level)
     reading = read_formats(task.prd(level), task.tests.public, lambda q: agent.ask(q).text)
-    public = tuple(line for f in task.tests.public for c in f.cases for line in c.expected_text.splitlines())
-    return [t.shown for t in unstated(family, plan, task, Channels((reading.text,), public))]
+    return [t.shown for t in unstated(family, plan, task, Channels((reading.text,), public_lines(task)))]
 
 
 def _row(name: str, count: int, agent_count: int) -> list[str]:

@@ -28,6 +28,7 @@ __all__ = [
     "LEVELS",
     "Channels",
     "channels",
+    "public_lines",
     "template_problems",
     "unreachable_share",
     "unstated",
@@ -56,6 +57,11 @@ class Channels:
         return frozenset(w.lower() for text in (*self.texts, *self.public_lines) for w in _WORD.findall(text))
 
 
+def public_lines(task: Task) -> tuple[str, ...]:
+    """Every line the public cases of ``task`` print."""
+    return tuple(line for f in task.tests.public for c in f.cases for line in c.expected_text.splitlines())
+
+
 def channels(task: Task, level: str) -> Channels:
     """The level-visible channels of ``task`` at ``level``."""
     data = task.user_agent_data(level)
@@ -65,8 +71,7 @@ def channels(task: Task, level: str) -> Channels:
         *(record.oracle_response for record in data.hidden_constraints),
         *(f"{p.vague_reference} {p.actual_meaning}" for p in data.context_pointers),
     )
-    lines = tuple(line for f in task.tests.public for c in f.cases for line in c.expected_text.splitlines())
-    return Channels(texts, lines)
+    return Channels(texts, public_lines(task))
 
 
 @lru_cache(maxsize=4096)
