@@ -32,6 +32,7 @@ from baselines.level_limited import read_formats  # noqa: E402
 from icae_env.families.formats import (  # noqa: E402
     LEVELS,
     Channels,
+    Formats,
     public_lines,
     template_problems,
     unreachable_share,
@@ -53,7 +54,7 @@ def missed_templates(family: Family, plan: Plan, task: Task, level: str) -> list
     """Templates the task prints that the level-limited reader did not recover at ``level``."""
     agent = GroundedUserAgent.from_task(task, level=level)
     reading = read_formats(task.prd(level), task.tests.public, lambda q: agent.ask(q).text)
-    return [t.shown for t in unstated(family, plan, task, Channels((reading.text,), public_lines(task)))]
+    return [t.shown for t in unstated(Formats.of(family, plan), task, Channels((reading.text,), public_lines(task)))]
 
 
 def _row(name: str, count: int, agent_count: int) -> list[str]:
@@ -65,7 +66,7 @@ def _row(name: str, count: int, agent_count: int) -> list[str]:
         plan = plan_task(family, _split(family), index, Knobs())
         task, _, cert = build(family, plan)
         certified += cert.ok
-        problems = template_problems(family, plan, task)
+        problems = template_problems(Formats.of(family, plan), task)
         off += sum("output line" in p for p in problems)
         unstated += sum("is not stated" in p for p in problems)
         for level in LEVELS:

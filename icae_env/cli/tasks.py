@@ -56,12 +56,14 @@ def _validate_one(name: str, options: dict[str, Any]) -> tuple[tuple[object, ...
 
 
 def _declared(task: Any, options: dict[str, Any]) -> list[str]:
-    """The checks a generated pack declares (its family's certification), printed to stderr."""
-    if not task.meta.get("family"):
-        return []
-    from icae_env.families.harness import declared_problems
+    """The checks a pack declares (output templates; a generated pack: its family's certification), to stderr."""
+    from icae_env.families.formats import declared_format_problems
 
-    problems = declared_problems(task, options["sandbox"])
+    problems = declared_format_problems(task)
+    if task.meta.get("family"):
+        from icae_env.families.harness import declared_problems
+
+        problems += declared_problems(task, options["sandbox"])
     for problem in problems:
         print(f"{task.id}: {problem}", file=sys.stderr)
     return problems

@@ -31,7 +31,7 @@ from functools import cache
 from typing import Any
 
 from icae_env.families.cases import Ablations
-from icae_env.families.formats import LEVELS, template_problems, unreachable_share
+from icae_env.families.formats import LEVELS, Formats, template_problems, unreachable_share
 from icae_env.families.model import Model, load_model
 from icae_env.families.pack_files import format_ids
 from icae_env.families.spec import Family, Plan
@@ -211,10 +211,7 @@ def _asked(family: Family, plan: Plan) -> dict[str, tuple[str, tuple[str, ...], 
 
 def _reach(family: Family, plan: Plan, documents: tuple[Document, ...], router: Router) -> dict[str, list[bool]]:
     return {
-        name: [
-            cid in [documents[m.index].doc_id for m in router.route(plan.text(q))[:3]]
-            for q in paraphrases
-        ]
+        name: [cid in [documents[m.index].doc_id for m in router.route(plan.text(q))[:3]] for q in paraphrases]
         for name, (cid, _, paraphrases) in _asked(family, plan).items()
     }
 
@@ -259,7 +256,10 @@ def _budget(family: Family, plan: Plan, cert: Certificate) -> None:
 
 
 def _formats(family: Family, plan: Plan, task: Task, cert: Certificate) -> None:
-    cert.failures.extend(template_problems(family, plan, task))
+    if not family.templates:
+        cert.failures.append(f"templates: family {family.name!r} declares no output templates")
+    else:
+        cert.failures.extend(template_problems(Formats.of(family, plan), task))
     for level in LEVELS:
         share, words = unreachable_share(task, level)
         cert.metrics[f"unreachable_{level}"] = share

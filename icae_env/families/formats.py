@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -27,7 +27,9 @@ from icae_env.tasks.models import Task
 __all__ = [
     "LEVELS",
     "Channels",
+    "Formats",
     "channels",
+    "declared_format_problems",
     "public_lines",
     "template_problems",
     "unreachable_share",
@@ -86,22 +88,50 @@ def _compile(line: str, placeholders: tuple[tuple[str, str], ...]) -> re.Pattern
     return re.compile("".join(parts), re.DOTALL)
 
 
-def _matching(family: Family, plan: Plan, line: str) -> list[int]:
-    placeholders = tuple(sorted(family.placeholders.items()))
-    return [
-        i
-        for i, template in enumerate(family.templates)
-        if _compile(plan.text(template.line), placeholders).fullmatch(line)
-    ]
+@dataclass(frozen=True)
+class Formats:
+    """A task's output templates with its skin's words filled in, and the family's placeholder patterns.
 
+    Attributes:
+        templates: Every kind of line the task's golden can print.
+        placeholders: Placeholder name -> regular expression (sorted pairs; others match any text).
+    """
 
-def _stated(family: Family, plan: Plan, template: Template, seen: Channels) -> bool:
-    shown = plan.text(template.shown)
-    if any(shown in text for text in seen.texts):
-        return True
-    placeholders = tuple(sorted(family.placeholders.items()))
-    pattern = _compile(plan.text(template.line), placeholders)
-    return any(pattern.fullmatch(line) for line in seen.public_lines)
+    templates: tuple[Template, ...]
+    placeholders: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, family: Family, plan: Plan) -> Formats:
+        """The formats of ``plan``'s task."""
+        templates = tuple(Template(plan.text(t.line), plan.text(t.shown)) for t in family.templates)
+        return cls(templates, tuple(sorted(family.placeholders.items())))
+
+    @classmethod
+    def from_meta(cls, meta: Mapping[str, Any]) -> Formats | None:
+        """The formats a task pack declares in its ``meta`` (``templates``: strings or ``{line, shown}``), if any."""
+        raw = meta.get("templates")
+        if not raw:
+            return None
+        templates = tuple(
+            Template(t, t) if isinstance(t, str) else Template(t["line"], t.get("shown") or t["line"]) for t in raw
+        )
+        return cls(templates, tuple(sorted(dict(meta.get("placeholders") or {}).items())))
+
+    def to_meta(self) -> dict[str, Any]:
+        """The ``meta`` entries that declare these formats in a task pack."""
+        templates = [t.line if t.shown == t.line else {"line": t.line, "shown": t.shown} for t in self.templates]
+        return {"templates": templates, "placeholders": dict(self.placeholders)}
+
+    def matching(self, line: str) -> list[int]:
+        """Indices of the templates ``line`` matches."""
+        return [i for i, t in enumerate(self.templates) if _compile(t.line, self.placeholders).fullmatch(line)]
+
+    def stated(self, index: int, seen: Channels) -> bool:
+        """Whether ``seen`` states template ``index``."""
+        template = self.templates[index]
+        if any(template.shown in text for text in seen.texts):
+            return True
+        return any(_compile(template.line, self.placeholders).fullmatch(line) for line in seen.public_lines)
 
 
 def _all_lines(task: Task) -> list[str]:
@@ -114,43 +144,51 @@ def _all_lines(task: Task) -> list[str]:
     ]
 
 
-def used_templates(family: Family, plan: Plan, task: Task) -> set[int]:
+def used_templates(formats: Formats, task: Task) -> set[int]:
     """Indices of the templates some output line of ``task`` matches."""
-    return {i for line in dict.fromkeys(_all_lines(task)) for i in _matching(family, plan, line)}
+    return {i for line in dict.fromkeys(_all_lines(task)) for i in formats.matching(line)}
 
 
-def unstated(family: Family, plan: Plan, task: Task, seen: Channels) -> list[Template]:
+def unstated(formats: Formats, task: Task, seen: Channels) -> list[Template]:
     """The templates ``task`` prints that ``seen`` does not state."""
-    return [
-        family.templates[i]
-        for i in sorted(used_templates(family, plan, task))
-        if not _stated(family, plan, family.templates[i], seen)
-    ]
+    return [formats.templates[i] for i in sorted(used_templates(formats, task)) if not formats.stated(i, seen)]
 
 
-def template_problems(family: Family, plan: Plan, task: Task, levels: Sequence[str] = LEVELS) -> list[str]:
+def template_problems(formats: Formats, task: Task, levels: Sequence[str] = LEVELS) -> list[str]:
     """What breaks the template rules of the module docstring (one line each; empty: none)."""
-    if not family.templates:
-        return [f"templates: family {family.name!r} declares no output templates"]
+    if not formats.templates:
+        return ["templates: no output templates are declared"]
     problems: list[str] = []
     used: set[int] = set()
     for line in dict.fromkeys(_all_lines(task)):
-        found = _matching(family, plan, line)
+        found = formats.matching(line)
         if len(found) != 1:
-            what = (
-                "no template" if not found else f"{len(found)} templates ({[family.templates[i].line for i in found]})"
-            )
+            lines = [formats.templates[i].line for i in found]
+            what = f"{len(found)} templates {lines}" if found else "no template"
             problems.append(f"templates: output line {line!r} matches {what}")
         used.update(found)
     previous: set[int] | None = None
     for level in levels:
         seen = channels(task, level)
-        stated = {i for i in used if _stated(family, plan, family.templates[i], seen)}
+        stated = {i for i in used if formats.stated(i, seen)}
         for i in sorted(used - stated):
-            problems.append(f"templates: {family.templates[i].shown!r} is not stated by any {level} channel")
+            problems.append(f"templates: {formats.templates[i].shown!r} is not stated by any {level} channel")
         if previous is not None and not previous <= stated:
             problems.append(f"templates: {level} states less than the level below it")
         previous = stated
+    return problems
+
+
+def declared_format_problems(task: Task) -> list[str]:
+    """The format checks of any task pack that declares templates in its ``meta`` (empty when it declares none)."""
+    formats = Formats.from_meta(task.meta)
+    if formats is None:
+        return []
+    problems = template_problems(formats, task)
+    for level in LEVELS:
+        share, words = unreachable_share(task, level)
+        if share:
+            problems.append(f"formats: {share:.0%} of hidden cases print words no {level} channel has: {words}")
     return problems
 
 

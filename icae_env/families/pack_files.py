@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from icae_env.families.cases import Cases
+from icae_env.families.formats import Formats
 from icae_env.families.spec import Family, Plan
 
 __all__ = ["CANARY_PREFIX", "FALLBACK", "GOLDEN_ADAPTERS", "canary", "format_ids", "golden_repository", "pack_files"]
@@ -220,7 +221,7 @@ def pack_files(family: Family, plan: Plan, cases: Cases, version: str) -> dict[s
         "knobs": plan.knobs, "canary": canary(plan), "attempt": plan.attempt, "language": plan.language,
         "features": list(plan.features),
         "decisions": dict(plan.values), "hidden": list(plan.hidden), "revealed": list(plan.revealed),
-        "masked": list(plan.masked), "stated": list(plan.stated),
+        "masked": list(plan.masked), "stated": list(plan.stated), **Formats.of(family, plan).to_meta(),
     }  # fmt: skip
     spec = {
         "id": plan.task_id,
