@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -29,72 +30,8 @@ FALLBACK = (
 )
 MASK = "(ask for it)"
 
-_PY_ADAPTER = '''"""Execution adapter: one JSON value on stdin, the tool's output on stdout."""
-
-import json
-import sys
-
-from {package} import handle
-
-if __name__ == "__main__":
-    print(handle(json.load(sys.stdin)), end="")
-'''
-_JS_ADAPTER = """// Execution adapter: one JSON value on stdin, the tool's output on stdout.
-const { handle } = require("./src/index.js");
-
-let text = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => { text += chunk; });
-process.stdin.on("end", () => { process.stdout.write(handle(JSON.parse(text))); });
-"""
-_TEST_SH = r"""#!/usr/bin/env bash
-# rcb_tests/test.sh: every case of rcb_tests/<cases-dir>/*.json through the adapter, one process per case,
-# raw stdout to rcb_tests/stdout/<cases-dir>/<stem>@<i>.txt
-set -u
-cd "$(dirname "$0")/.." || exit 1
-CASES_DIR=public_test_cases
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --cases-dir) CASES_DIR="${2:-public_test_cases}"; shift 2 || shift ;;
-    --cases-dir=*) CASES_DIR="${1#--cases-dir=}"; shift ;;
-    *) shift ;;
-  esac
-done
-OUT="rcb_tests/stdout/$CASES_DIR"
-mkdir -p "$OUT"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-for f in rcb_tests/"$CASES_DIR"/*.json; do
-  [ -e "$f" ] || continue
-  stem=$(basename "$f" .json)
-  rm -f "$TMP"/*.json
-  n=$({split} "$f" "$TMP") || n=0
-  for ((i = 0; i < ${n:-0}; i++)); do
-    {run} < "$TMP/$i.json" > "$OUT/$stem@$i.txt"
-  done
-done
-exit 0
-"""
-_SPLIT = {
-    "python": """python3 -c '
-import json, os, sys
-try:
-    cases = json.load(open(sys.argv[1], encoding="utf-8")).get("cases", [])
-except Exception:
-    cases = []
-for i, case in enumerate(cases):
-    with open(os.path.join(sys.argv[2], f"{i}.json"), "w", encoding="utf-8") as fh:
-        json.dump(case.get("input") if isinstance(case, dict) else None, fh, ensure_ascii=False)
-print(len(cases))'""",
-    "javascript": """node -e '
-const fs = require("fs");
-let cases = [];
-try { cases = JSON.parse(fs.readFileSync(process.argv[1], "utf8")).cases || []; } catch (e) { cases = []; }
-cases.forEach((c, i) => {
-  fs.writeFileSync(`${process.argv[2]}/${i}.json`, JSON.stringify(c.input === undefined ? null : c.input));
-});
-console.log(cases.length);'""",
-}
+#: The files every generated golden repository gets, beside its sources (real files in ``families/repo/``).
+_REPO = Path(__file__).with_name("repo")
 GOLDEN_ADAPTERS = {"python": "adapter.py", "javascript": "adapter.js"}
 
 
@@ -104,17 +41,26 @@ def canary(plan: Plan) -> str:
     return f"{CANARY_PREFIX}:{plan.family}:{digest}"
 
 
+def _repo_file(name: str) -> str:
+    return (_REPO / name).read_text(encoding="utf-8")
+
+
 def golden_repository(family: Family, plan: Plan, language: str) -> dict[str, str]:
-    """The whole golden repository in ``language``: the family's sources, the adapter and ``rcb_tests/test.sh``."""
+    """The whole golden repository in ``language``: the family's sources, the adapter and ``rcb_tests/test.sh``.
+
+    The adapter, ``rcb_tests/test.sh`` and its case splitter are the files of ``families/repo/`` (the Python
+    adapter imports the golden's package, whose name replaces ``golden_package``).
+    """
     from icae_env.families.model import python_package
 
     files = family.golden(plan, language)
     if language == "python":
-        files["adapter.py"] = _PY_ADAPTER.format(package=python_package(files))
+        files["adapter.py"] = _repo_file("adapter.py").replace("golden_package", python_package(files))
+        files["rcb_tests/split_cases.py"] = _repo_file("split_cases.py")
     else:
-        files["adapter.js"] = _JS_ADAPTER
-    run = "python3 adapter.py" if language == "python" else "node adapter.js"
-    files["rcb_tests/test.sh"] = _TEST_SH.replace("{split}", _SPLIT[language]).replace("{run}", run)
+        files["adapter.js"] = _repo_file("adapter.js")
+        files["rcb_tests/split_cases.js"] = _repo_file("split_cases.js")
+    files["rcb_tests/test.sh"] = _repo_file("test.sh")
     files["README.md"] = f"# {plan.text(family.title)}\n\nReference solution of a generated task ({canary(plan)}).\n"
     return files
 
