@@ -19,15 +19,7 @@ from icae_env.errors import SandboxError
 
 __all__ = ["javascript_outputs"]
 
-_RUNNER = """
-const path = require('path');
-const jobs = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'));
-const outputs = jobs.map((job, i) => {
-  const { handle } = require(path.resolve('golden' + i, 'src', 'index.js'));
-  return job.map((x) => handle(x));
-});
-process.stdout.write(JSON.stringify(outputs));
-"""
+_RUNNER = Path(__file__).with_name("repo") / "run_many.js"
 
 
 def javascript_outputs(jobs: Sequence[tuple[dict[str, str], list[Any]]]) -> list[list[str]]:
@@ -46,7 +38,7 @@ def javascript_outputs(jobs: Sequence[tuple[dict[str, str], list[Any]]]) -> list
         raise SandboxError("node is not on PATH: the JavaScript goldens cannot run (apt-get install nodejs)")
     with tempfile.TemporaryDirectory(prefix="icae-js-golden-") as scratch:
         root = Path(scratch)
-        files = {"run.js": _RUNNER, "in.json": json.dumps([inputs for _, inputs in jobs])}
+        files = {"run.js": _RUNNER.read_text(encoding="utf-8"), "in.json": json.dumps([inputs for _, inputs in jobs])}
         for i, (golden, _) in enumerate(jobs):
             files.update({f"golden{i}/{path}": text for path, text in golden.items()})
         for path, text in files.items():
