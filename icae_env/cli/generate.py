@@ -11,7 +11,7 @@ from typing import Any
 
 from icae_env.cli.common import count, table
 from icae_env.families import Knobs, TaskRejected, family_names, generate, get_family
-from icae_env.families.generation import parse_knobs
+from icae_env.families.generation import family_version, parse_knobs
 from icae_env.icae_bench.export import export_icae
 from icae_env.progress import draw_progress
 from icae_env.tasks.golden import write_golden
@@ -28,8 +28,12 @@ def _cmd_families(args: argparse.Namespace) -> int:
         values = "/".join(str(len(d.values)) for d in family.decisions)
         splits = "held-out" if family.held_out else "train+test"
         features = f"{core}+{len(family.features) - core}"
-        rows.append((name, ",".join(family.languages), splits, features, f"{len(family.decisions)} ({values})"))
-    print(table(("family", "languages", "splits", "features core+opt", "decisions (values)"), rows))
+        counts = f"{len(family.decisions)} ({values})"
+        rows.append(
+            (name, family_version(family), ",".join(family.languages), splits, features, counts, len(family.templates))
+        )
+    head = ("family", "version", "languages", "splits", "features core+opt", "decisions (values)", "templates")
+    print(table(head, rows))
     print(f"\n{len(rows)} families. Knobs: {', '.join(Knobs.model_fields)} (see icae_env.families.plan.Knobs)")
     if args.verbose:
         for name in family_names():
