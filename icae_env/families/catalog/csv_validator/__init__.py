@@ -305,7 +305,7 @@ def _quoting(s: _Sampler, kind: SampleKind) -> dict[str, Any]:
     text = next(at for at, c in enumerate(table.columns) if c.kind == "string")
     for row in table.rows:
         if rng.random() < 0.4:
-            note = rng.choice(('said "ok", left', "two\nlines", "a, b and c", 'size 5"', "back\r\nlater"))
+            note = rng.choice(('said "ok", left', "two\n2 lines", "a, b and c", 'size 5"', "back\r\n5 min later"))
             row[text] = _encode(note, rng)
     if kind != "public":
         at = rng.randrange(len(table.rows)) if kind == "typical" else len(table.rows) - 1
