@@ -1,7 +1,8 @@
 """Issue 50's figures: is every generated task's output wording knowable at L1, L2 and L3?
 
 Per family, tasks ``0..N-1`` (a held-out family's test split, every other family's train split) are planned and
-built **without** rejecting any (attempt 0, so a broken family shows instead of being re-planned away), and it prints
+built **without** rejecting any failed certificate (so a broken family shows instead of being re-planned away), and
+it prints
 per family and level:
 
 * ``lines_off``: output lines (all tiers) matching no declared template or more than one (certification: 0);
@@ -10,7 +11,8 @@ per family and level:
   removed) that no level-visible channel contains (goal < 1%);
 * ``agent``: of the first ``--agent`` tasks, how many the level-limited reader (``baselines/level_limited.py``,
   the default router, plain questions only) recovers every template of;
-* ``certified``: tasks whose full certificate passes (every check, every certification router) at attempt 0.
+* ``certified``: tasks whose full certificate passes (every check, every certification router) at the first
+  attempt that builds (an attempt whose case search finds no distinguishing input is re-planned, as generation does).
 
 ``--diagnose FAMILY`` prints the distinct certification failures of the family's tasks instead.
 
@@ -29,6 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from baselines.level_limited import read_formats  # noqa: E402
+from icae_env.families.cases import GenerationError  # noqa: E402
+from icae_env.families.certify import Certificate  # noqa: E402
 from icae_env.families.formats import (  # noqa: E402
     LEVELS,
     Channels,
@@ -38,7 +42,7 @@ from icae_env.families.formats import (  # noqa: E402
     unreachable_share,
     unstated,
 )
-from icae_env.families.generation import build  # noqa: E402
+from icae_env.families.generation import ATTEMPTS, build  # noqa: E402
 from icae_env.families.plan import Knobs, plan_task  # noqa: E402
 from icae_env.families.registry import family_names, get_family  # noqa: E402
 from icae_env.families.spec import Family, Plan  # noqa: E402
@@ -57,14 +61,29 @@ def missed_templates(family: Family, plan: Plan, task: Task, level: str) -> list
     return [t.shown for t in unstated(Formats.of(family, plan), task, Channels((reading.text,), public_lines(task)))]
 
 
+def _built(family: Family, index: int) -> tuple[Plan, Task, Certificate] | None:
+    """The first attempt at task ``index`` that builds (certified or not), as generation would try them."""
+    for attempt in range(ATTEMPTS):
+        plan = plan_task(family, _split(family), index, Knobs(), attempt)
+        try:
+            task, _, cert = build(family, plan)
+            return plan, task, cert
+        except GenerationError:
+            continue
+    return None
+
+
 def _row(name: str, count: int, agent_count: int) -> list[str]:
     family = get_family(name)
-    off = unstated = certified = 0
+    off = unstated = certified = unbuilt = 0
     shares: dict[str, list[float]] = {level: [] for level in LEVELS}
     recovered = Counter[str]()
     for index in range(count):
-        plan = plan_task(family, _split(family), index, Knobs())
-        task, _, cert = build(family, plan)
+        built = _built(family, index)
+        if built is None:
+            unbuilt += 1
+            continue
+        plan, task, cert = built
         certified += cert.ok
         problems = template_problems(Formats.of(family, plan), task)
         off += sum("output line" in p for p in problems)
@@ -75,16 +94,19 @@ def _row(name: str, count: int, agent_count: int) -> list[str]:
                 recovered[level] += not missed_templates(family, plan, task, level)
     cells = [f"{100 * sum(v) / len(v):.1f}%" for v in shares.values()]
     agent = "/".join(str(recovered[level]) for level in LEVELS)
-    return [name, str(count), str(off), str(unstated), *cells, f"{agent} of {min(agent_count, count)}", str(certified)]
+    tasks = f"{count - unbuilt}" + (f" ({unbuilt} unbuilt)" if unbuilt else "")
+    return [name, tasks, str(off), str(unstated), *cells, f"{agent} of {min(agent_count, count)}", str(certified)]
 
 
 def _diagnose(name: str, count: int) -> None:
     family = get_family(name)
     seen = Counter[str]()
     for index in range(count):
-        plan = plan_task(family, _split(family), index, Knobs())
-        _, _, cert = build(family, plan)
-        for failure in cert.failures:
+        built = _built(family, index)
+        if built is None:
+            seen["no attempt builds (no input tells an ablation apart)"] += 1
+            continue
+        for failure in built[2].failures:
             seen[failure[:200]] += 1
     for failure, n in seen.most_common():
         print(f"{n:4d}  {failure}")
