@@ -70,7 +70,7 @@ def test_a_thousand_tasks_behave_differently_and_splits_share_no_hidden_case():
 
 
 def test_knobs_shape_the_task_and_are_recorded():
-    knobs = Knobs(features=4, surprise=2, public_per_feature=2, budget=8)
+    knobs = Knobs(features=4, surprise=2, public_per_feature=2, budget=12)
     generated = generate(FAMILY, "train", 0, knobs)
     meta = generated.task.meta
     assert (
@@ -82,16 +82,19 @@ def test_knobs_shape_the_task_and_are_recorded():
     assert (
         generated.task.origin
         == task_name(FAMILY, "train", 0, knobs)
-        == "gen/ledger-report/train/0?budget=8&features=4&public_per_feature=2&surprise=2"
+        == "gen/ledger-report/train/0?budget=12&features=4&public_per_feature=2&surprise=2"
     )
     assert meta["canary"] in generated.files["task.yaml"] and meta["canary"] in generated.files["golden/README.md"]
+    assert generated.certificate.metrics["questions_needed"] <= 12
+    with pytest.raises(TaskRejected, match="budget: .* records to ask for .*budget 2"):
+        generate(FAMILY, "train", 0, Knobs(features=4, surprise=2, public_per_feature=2, budget=2))
 
 
 def test_names_load_without_disk_and_errors_are_clear(tmp_path):
     task = load_task("gen/ledger-report/train/2?features=4")
     assert task.golden_dir is None and task.golden_files and task.id == "ledger-report-v2-train-2"
     assert parse_name("gen/ledger-report/test/3")[:3] == ("ledger-report", "test", 3)
-    with pytest.raises(ArgumentError, match=r"gen/<family>/<split>/<index>"):
+    with pytest.raises(ArgumentError, match=r"gen/<family>\[@<version>\]/<split>/<index>"):
         load_task("gen/ledger-report/train/x")
     with pytest.raises(UnknownNameError, match="unknown task family 'ledgr-report'.*did you mean 'ledger-report'"):
         load_task("gen/ledgr-report/train/0")
@@ -129,7 +132,7 @@ def test_an_env_draws_from_a_distribution_with_its_seeded_generator():
     named = icae_env.make("icae/ProjectBuild-v0", task="gen/ledger-report/test?features=4")
     try:
         _, info = named.reset(seed=0)
-        assert info["task"].startswith("ledger-report-test-")
+        assert info["task"].startswith(f"ledger-report-v{get_family(FAMILY).version}-test-")
         assert named.unwrapped.task.meta["split"] == "test"
     finally:
         named.close()
@@ -154,8 +157,13 @@ def test_paraphrase_reach_is_the_certificates_figure_and_asks_any_router():
     generated = generate(FAMILY, "train", 0)
     family = get_family(FAMILY)
     reach = paraphrase_reach(family, generated.plan, generated.task)
-    assert set(reach) == set(generated.plan.hidden)
-    assert all(len(hits) == len(family.decision(name).paraphrases) for name, hits in reach.items())
+    formats = {f"format {r.key}": r for r in family.formats_of(generated.plan.features)}
+    assert formats and set(reach) == set(generated.plan.hidden) | set(formats)
+    banks = {
+        **{d: family.decision(d).paraphrases for d in generated.plan.hidden},
+        **{k: r.paraphrases for k, r in formats.items()},
+    }
+    assert all(len(hits) == len(banks[name]) for name, hits in reach.items())
     hits = [hit for per in reach.values() for hit in per]
     assert sum(hits) / len(hits) == generated.certificate.metrics["paraphrase_top3"]
     with_default = paraphrase_reach(family, generated.plan, generated.task, DEFAULT_ROUTER)
@@ -187,8 +195,9 @@ def test_certification_asks_every_certify_router_and_the_default_is_one(monkeypa
     )
     cert = certify_module.Certificate()
     certify_module._routing(family, plan, task, cert)
-    triggers = sum(len(family.decision(d).triggers) for d in plan.hidden)
-    assert len(cert.failures) == triggers + len(plan.hidden)
+    formats = family.formats_of(plan.features)
+    triggers = sum(len(family.decision(d).triggers) for d in plan.hidden) + sum(len(r.triggers) for r in formats)
+    assert len(cert.failures) == triggers + len(plan.hidden) + len(formats)
     assert all(f.startswith("routing (silent): ") for f in cert.failures)
     assert all(family.decision(d).paraphrases for d in plan.hidden)
     assert cert.metrics[reach_metric("silent")] == 0.0
