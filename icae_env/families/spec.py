@@ -42,7 +42,8 @@ __all__ = [
     "Value",
 ]
 
-_ARTICLE = re.compile(r"\b([Aa]) ([aeioAEIO])")
+#: "a" before a word that starts with a vowel sound ("a one-line", "a euro" keep their "a").
+_ARTICLE = re.compile(r"\b([Aa]) (?!(?i:one|once|eu))([aeioAEIO])")
 SampleKind = Literal["public", "typical", "boundary", "malformed"]
 SAMPLE_KINDS: tuple[SampleKind, ...] = ("public", "typical", "boundary", "malformed")
 

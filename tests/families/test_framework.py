@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -214,3 +215,11 @@ def test_a_pinned_version_is_checked_never_silently_another_task():
     with pytest.raises(TaskNotFoundError, match="another version"):
         parse_name(f"gen/{FAMILY}@{family.version}+00000000/train/0")
     assert plan_task(family, "train", 0, Knobs()).task_id == f"{FAMILY}-v{family.version}-train-0"
+
+
+def test_plan_text_fills_skin_words_and_writes_an_before_a_vowel_sound():
+    plan = plan_task(get_family(FAMILY), "train", 0, Knobs())
+    words = {**plan.skin.words, "item": "image"}
+    plan = dataclasses.replace(plan, skin=dataclasses.replace(plan.skin, words=words))
+    assert plan.text("A {item} and a order") == "An image and an order"
+    assert plan.text("a one-line note, a euro, a user") == "a one-line note, a euro, a user"
