@@ -291,3 +291,31 @@ def test_logits_do_not_depend_on_the_thread_limit(monkeypatch: pytest.MonkeyPatc
     # this was written; on a later machine the last bit of one logit differed, -1.74948883 against -1.74948877)
     np.testing.assert_allclose(free, limited, rtol=1e-6, atol=1e-6)
     assert not np.allclose(free, encoder.logits("what if the output is two lines?", records), atol=1e-3)
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_pairs_run_together_give_the_bits_each_gives_alone(threads: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pairs of one length run stacked, on threads, with the last layer cut to [CLS]: each logit is its pair's own."""
+    monkeypatch.setenv(THREADS_VARIABLE, threads)
+    encoder = CrossEncoder.load(SHIPPED_PATH)
+    encoder.store = None
+    records, question = _records()[:6] + ["Blank rows are skipped.", "Rows are counted."], "what if a row is blank?"
+    lengths = encoder.inputs(question, records)[2].sum(1)
+    assert 1 < len(set(lengths.tolist())) < len(records)  # some pairs of one length, some of others
+    together = encoder.logits(question, records)
+    alone = []
+    for record in reversed(records):
+        encoder._logits.clear()
+        alone.insert(0, encoder.logits(question, [record])[0])
+    assert np.array_equal(together, alone)
+    # the last layer in full gives the [CLS] row the cut one gives
+    member, (ids, types, _) = encoder.members[0], encoder.inputs(question, records[-1:])
+    words = encoder._word_q[ids].astype(np.float32) * encoder._word_scale[ids][..., None]
+    flat = words[0] + member.position[: ids.shape[1]] + member.type[types[0]]
+    from icae_env.user_agent.models.cross_encoder import _layer_norm
+
+    flat = _layer_norm(flat, *member.norm)
+    for layer in member.layers[:-1]:
+        flat = encoder._layer(flat, 1, ids.shape[1], layer)
+    full = encoder._layer(flat, 1, ids.shape[1], member.layers[-1])
+    assert np.array_equal(full[:2], encoder._layer(flat, 1, ids.shape[1], member.layers[-1], keep=2)[0])

@@ -59,7 +59,7 @@ def test_a_second_model_reads_the_logits_the_first_computed(tmp_path, monkeypatc
     assert first.store is not None and len(first.store) == len(records)
     assert first.store.path.name.startswith(file_digest(path)[:32])
     second = CrossEncoder.load(path)
-    monkeypatch.setattr(CrossEncoder, "_logit", lambda *_: pytest.fail("computed again"))
+    monkeypatch.setattr(CrossEncoder, "_forward", lambda *_: pytest.fail("computed again"))
     assert np.array_equal(second.logits(QUESTION, records), computed)
     assert np.array_equal(second.logits(QUESTION, records[::-1] + records[:1]), [*computed[::-1], computed[0]])
     other = CrossEncoder.load(write_tiny(tmp_path / "other.npz", seed=5))  # other weights, another store

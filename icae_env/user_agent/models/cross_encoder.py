@@ -16,19 +16,23 @@ fine-tuned without one third of the built-in tasks (``benchmarks/cross_encoder_p
 about 40 minutes on 2 cores): its logit is the models' mean. The models share one word-embedding matrix; every other
 matrix is int8 with one scale per row. ``$ICAE_ENV_CROSS_ENCODER`` names another weights file
 (:func:`cross_encoder_path`). The default ``cascade`` router (:mod:`icae_env.user_agent.routers.cascade`) calls the
-model only for questions its gate is unsure about: about 20 ms per model and 128-token record on one 2-core machine, so
-about 0.3 s for a question's usual four or five candidates; each (question, record) logit is computed on its own and
-remembered, in the process and on disk (:mod:`icae_env.user_agent.models.logit_store`: once per machine). A loaded
-ensemble holds its matrices as float32 (about 140 MB).
+model only for questions its gate is unsure about: about 30 ms of one core per model and 128-token record, so about
+0.2 s on two cores for a question's usual four or five candidates (:meth:`CrossEncoder._forward` runs them together,
+on one thread per core; the last layer is computed for ``[CLS]`` only); each (question, record) logit depends on its
+pair only, to the last bit, and is remembered, in the process and on disk
+(:mod:`icae_env.user_agent.models.logit_store`: once per machine). A loaded ensemble holds its matrices as float32
+(about 140 MB).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import zipfile
 import zlib
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from functools import lru_cache
 from pathlib import Path
@@ -37,7 +41,7 @@ import numpy as np
 
 from icae_env.errors import ConfigError, ModelWeightsMissing, TaskValidationError
 from icae_env.user_agent.base import Document, routable_response
-from icae_env.user_agent.models.cross_encoder_file import Matrices, check_fields, read_member
+from icae_env.user_agent.models.cross_encoder_file import Matrices, Member, check_fields, read_member
 from icae_env.user_agent.models.logit_store import LogitStore, file_digest
 from icae_env.user_agent.models.wordpiece import WordPiece
 
@@ -46,6 +50,7 @@ __all__ = [
     "blas_threads",
     "cross_encoder_path",
     "default_cross_encoder",
+    "forward_threads",
     "load_cross_encoder",
     "record_text",
 ]
@@ -158,10 +163,12 @@ class CrossEncoder:
     def logits(self, question: str, records: Sequence[str]) -> np.ndarray:
         """Return the logit of each record answering ``question`` (float64, one per record).
 
-        Each pair is run on its own (no padding), so a logit depends on its pair only, never on what else is asked or
-        was asked before. Logits are remembered in the process and in :attr:`store` (the same questions are asked of
-        the same records again and again: every episode of a task, every preview of a clarification policy's
-        candidates, every process that certifies the same generated tasks).
+        Each logit depends on its pair only, never on what else is asked or was asked before: pairs of the same
+        length are run together (:meth:`_forward`), unpadded, and every step of the pass treats one pair's rows
+        on their own, so a pair's logit is the same, to the last bit, as when it is run alone. Logits are
+        remembered in the process and in :attr:`store` (the same questions are asked of the same records again
+        and again: every episode of a task, every preview of a clarification policy's candidates, every process
+        that certifies the same generated tasks).
         """
         found = {r: self._logits[question, r] for r in records if (question, r) in self._logits}
         missing = [r for r in dict.fromkeys(records) if r not in found]
@@ -169,9 +176,7 @@ class CrossEncoder:
             found |= self.store.get(question, missing)
             missing = [r for r in missing if r not in found]
         if missing:
-            q = self.tokenizer.encode(question)
-            with _blas_limit():
-                computed = {r: self._logit(q, r) for r in missing}
+            computed = self._forward(self.tokenizer.encode(question), missing)
             if self.store is not None:
                 self.store.put(question, computed)
             found |= computed
@@ -180,45 +185,99 @@ class CrossEncoder:
         self._logits.update(((question, r), v) for r, v in found.items())
         return np.array([found[r] for r in records], dtype=np.float64)
 
-    def _logit(self, question: list[int], record: str) -> float:
-        ids, types, _ = self.inputs(question, [record])
+    def _forward(self, question: list[int], records: Sequence[str]) -> dict[str, float]:
+        """Return the logit of each of ``records`` with ``question`` (token ids), by record.
+
+        Pairs of the same length (most records fill the 128 tokens) go through a pass together, stacked: each row
+        of a matrix product is computed as when its pair runs alone (BLAS computes a row of a product from that
+        row alone, for two rows or more), and every other step treats rows or pairs on their own. The passes
+        (per model, per share of the pairs) run on :func:`forward_threads` threads, each with one BLAS thread:
+        BLAS's own threads wait for each other at every product, which on a loaded machine costs more than the
+        work.
+        """
+        ids, types, mask = self.inputs(question, records)
+        lengths = mask.sum(1)
+        threads = forward_threads()
+        work = []
+        for length in dict.fromkeys(lengths.tolist()):
+            rows = np.flatnonzero(lengths == length)
+            for part in np.array_split(rows, min(threads, len(rows))):
+                work += [(part, member, ids[part, :length], types[part, :length]) for member in self.members]
+        work.sort(key=lambda unit: -unit[2].size)  # the largest first: the threads finish together
+        if threads > 1 and len(work) > 1:
+            with _blas_limit(1):
+                logits = list(_pool(threads).map(lambda unit: self._pass(*unit[1:]), work))
+        else:
+            with _blas_limit():
+                logits = [self._pass(*unit[1:]) for unit in work]
+        by_member: dict[tuple[int, int], float] = {}
+        for (part, member, _, _), values in zip(work, logits, strict=True):
+            by_member |= {(int(n), id(member)): value for n, value in zip(part, values, strict=True)}
+        out: dict[str, float] = {}
+        for n, record in enumerate(records):
+            total = 0.0
+            for member in self.members:  # summed in the members' order, as when each pair ran alone
+                total += by_member[n, id(member)]
+            out[record] = total / len(self.members)
+        return out
+
+    def _pass(self, member: Member, ids: np.ndarray, types: np.ndarray) -> list[float]:
+        """Return ``member``'s logit for each row of ``ids`` (pairs of one length, no padding)."""
+        batch, width = ids.shape
         words = self._word_q[ids].astype(np.float32) * self._word_scale[ids][..., None]
-        bias = np.zeros((1, 1, 1, ids.shape[1]), dtype=np.float32)
-        total = 0.0
-        for member in self.members:
-            x = _layer_norm(words + member.position[: ids.shape[1]] + member.type[types], *member.norm)
-            for matrices, norms in member.layers:
-                x = self._layer(x, bias, matrices, norms)
-            pooled = np.tanh(x[:, 0] @ member.pooler[0] + member.pooler[1])
-            total += float(pooled[0] @ member.head[0] + member.head[1])
-        return total / len(self.members)
+        x = _layer_norm(words + member.position[:width] + member.type[types], *member.norm)
+        flat = x.reshape(batch * width, -1)
+        for layer in member.layers[:-1]:
+            flat = self._layer(flat, batch, width, layer)
+        # The last layer: only [CLS] is read, so only the first two rows of each pair go on past the attention
+        # (two, not one: numpy computes a product of one row as a matrix-vector product, in another order).
+        cls = self._layer(flat, batch, width, member.layers[-1], keep=2)
+        logits = []
+        for n in range(batch):
+            pooled = np.tanh(cls[n : n + 1, 0] @ member.pooler[0] + member.pooler[1])
+            logits.append(float(pooled[0] @ member.head[0] + member.head[1]))
+        return logits
 
-    def _layer(self, x: np.ndarray, bias: np.ndarray, matrices: Matrices, norms: Matrices) -> np.ndarray:
-        batch, width, hidden = x.shape
+    def _layer(
+        self, flat: np.ndarray, batch: int, width: int, layer: tuple[Matrices, Matrices], keep: int = 0
+    ) -> np.ndarray:
+        """Return one layer's output for ``flat`` (``batch`` pairs of ``width`` rows, stacked).
+
+        With ``keep``, only the first ``keep`` rows of each pair are computed past the attention, and the result is
+        ``(batch, keep, hidden)``; otherwise it is ``(batch * width, hidden)``.
+        """
+        matrices, norms = layer
+        hidden = flat.shape[1]
         size = hidden // self.heads
-        flat = x.reshape(batch * width, hidden)
 
-        def heads(name: str) -> np.ndarray:
+        def heads(rows: np.ndarray, name: str) -> np.ndarray:
             w, b = matrices[name]
-            return (flat @ w + b).reshape(batch, width, self.heads, size).transpose(0, 2, 1, 3)
+            return (rows @ w + b).reshape(batch, width, self.heads, size).transpose(0, 2, 1, 3)
 
-        q, k, v = heads("attention.self.query"), heads("attention.self.key"), heads("attention.self.value")
-        scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(size)) + bias
+        q, k, v = (heads(flat, "attention.self." + name) for name in ("query", "key", "value"))
+        scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(size))
         scores -= scores.max(-1, keepdims=True)
         np.exp(scores, out=scores)
         scores /= scores.sum(-1, keepdims=True)
-        context = scores @ v
-        context = context.transpose(0, 2, 1, 3).reshape(batch * width, hidden)
+        context = (scores @ v).transpose(0, 2, 1, 3)
+        if keep:  # BLAS computes a small product's rows differently with fewer rows, so all queries were asked
+            context = context[:, :keep]
+            flat = flat.reshape(batch, width, hidden)[:, :keep].reshape(batch * keep, hidden)
+        context = context.reshape(-1, hidden)
         w, b = matrices["attention.output.dense"]
         flat = _layer_norm(flat + context @ w + b, *norms["attention.output.LayerNorm"])
         w, b = matrices["intermediate.dense"]
         inner = _gelu(flat @ w + b)
         w, b = matrices["output.dense"]
-        return _layer_norm(flat + inner @ w + b, *norms["output.LayerNorm"]).reshape(batch, width, hidden)
+        flat = _layer_norm(flat + inner @ w + b, *norms["output.LayerNorm"])
+        return flat.reshape(batch, keep, hidden) if keep else flat
 
 
 def blas_threads() -> int | None:
-    """The BLAS threads a forward pass may use: ``$ICAE_ENV_BLAS_THREADS``, else 1 in a worker process, else all.
+    """The threads a forward pass may use: ``$ICAE_ENV_BLAS_THREADS``, else 1 in a worker process, else all.
+
+    A forward pass with more than one runs its work on that many threads of its own, each with one BLAS thread
+    (:func:`forward_threads`); with one, on the calling thread with one BLAS thread.
 
     Each worker of an ``AsyncVectorEnv`` (or any ``multiprocessing`` child) would otherwise start as many BLAS threads
     as there are cores, and on a machine with as many workers as cores they spin against each other: on 2 cores, two
@@ -239,9 +298,31 @@ def blas_threads() -> int | None:
     return int(value)
 
 
-def _blas_limit() -> AbstractContextManager[object]:
-    """Limit BLAS to :func:`blas_threads` for the ``with`` block (nothing to limit: a no-op)."""
+def forward_threads() -> int:
+    """The threads a forward pass runs its work on: :func:`blas_threads`, else the cores this process may use."""
     threads = blas_threads()
+    if threads is not None:
+        return threads
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """Return this process's pool of ``threads`` threads (a forked child makes its own: threads do not fork)."""
+    key = (os.getpid(), threads)
+    with _POOLS_LOCK:
+        if key not in _POOLS:
+            _POOLS[key] = ThreadPoolExecutor(threads, thread_name_prefix="cross-encoder")
+        return _POOLS[key]
+
+
+def _blas_limit(threads: int | None = -1) -> AbstractContextManager[object]:
+    """Limit BLAS to ``threads`` threads for the ``with`` block (by default :func:`blas_threads`; None: a no-op)."""
+    if threads == -1:
+        threads = blas_threads()
     if threads is None:
         return nullcontext()
     from threadpoolctl import threadpool_limits

@@ -1,6 +1,6 @@
 """Cross-encoder logits remembered on disk: one SQLite file per weights file, shared by every process of a machine.
 
-The ``cascade`` router's cross-encoder costs about 70 ms per (question, record) pair
+The ``cascade`` router's cross-encoder costs about 90 ms of one core per (question, record) pair
 (:mod:`icae_env.user_agent.models.cross_encoder`), and the same pairs come back in every process: certifying a generated
 task routes all its held-out paraphrases, every Ray worker and trainer process generates its task list again, and a
 clarification policy previews the same candidate questions of the same tasks. A logit is a pure function of the

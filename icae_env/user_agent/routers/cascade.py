@@ -17,7 +17,7 @@ words. For those questions, and only those, this router asks the cross-encoder o
   ``distilled``'s).
 
 A clear answer or a clear non-answer costs what ``distilled`` costs (well under a millisecond); about a quarter of
-questions pay the cross-encoder's forward passes over their candidates (about 0.3 s in numpy on two cores; a pair asked
+questions pay the cross-encoder's forward passes over their candidates (about 0.2 s in numpy on two cores; a pair asked
 before is remembered, in the process and on disk by :mod:`icae_env.user_agent.models.logit_store`), so the median
 routing latency stays under a millisecond. The constants (:data:`CASCADE`) are the row of
 ``benchmarks/cross_encoder_probe.py``'s grid with the lowest false-reveal rate at recall >= 0.80 on the built-in tasks'
