@@ -135,8 +135,10 @@ def parse_name(name: str) -> tuple[str, str, int | None, Knobs]:
     return family, parts[2], int(parts[3]) if len(parts) == 4 else None, parse_knobs(query)
 
 
-def build(family: Family, plan: Plan) -> tuple[Task, dict[str, str], Certificate]:
+def build(family: Family, plan: Plan, route: bool = True) -> tuple[Task, dict[str, str], Certificate]:
     """Build the task of ``plan`` (golden, cases, pack files, the strict loader) and certify it; nothing is rejected.
+
+    ``route=False`` skips the routing check (:func:`~icae_env.families.certify.certify`), for figures only.
 
     Raises:
         GenerationError: when no input distinguishes a decision (or a sampler misbehaves).
@@ -148,7 +150,7 @@ def build(family: Family, plan: Plan) -> tuple[Task, dict[str, str], Certificate
     executables = frozenset(path for path in files if path.endswith(".sh"))
     root = MemoryPath(files, label=plan.task_id, executables=executables)
     task = load_pack(root, origin=task_name(plan.family, plan.split, plan.index, Knobs(**plan.knobs)))
-    return task, files, certify(family, plan, task, golden, others)
+    return task, files, certify(family, plan, task, golden, others, route)
 
 
 def generate(family: str, split: str, index: int, knobs: Knobs | None = None) -> Generated:
