@@ -15,7 +15,7 @@ tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Py
 
 ROOT = Path(__file__).resolve().parents[1]
 MAPPED = {"icae_env.wrappers": "wrappers", "icae_env.baselines": "baselines", "icae_env.configs": "configs"}
-SKIP = ("builtin",)  # task data, shipped as package data
+SKIP = ("builtin", "golden", "blocks")  # task data (built-in tasks, family goldens), shipped as package data
 
 
 def _declared() -> list[str]:
