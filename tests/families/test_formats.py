@@ -70,3 +70,13 @@ def test_a_pack_declaring_templates_gets_the_checks_and_a_word_no_channel_has_is
     share, words = unreachable_share(generated.task, "L1")
     assert share > 0.5 and words
     assert any("is not stated by any L1 channel" in p for p in declared_format_problems(generated.task))
+
+
+def test_the_figures_benchmark_refuses_bad_arguments_with_one_line(capsys):
+    from benchmarks.format_figures import main
+
+    for argv in (["--count", "0"], ["--families", "nope"], ["--agent", "-1"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+    assert "unknown families ['nope']" in capsys.readouterr().err
