@@ -32,7 +32,7 @@ _LAZY = {
 }
 
 register_envs()
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 __getattr__ = lazy_getattr(__name__, _LAZY)
 
 

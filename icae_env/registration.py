@@ -6,7 +6,7 @@ are imported on first use), so that optional extras stay optional and the tables
 * :data:`ENV_FAMILIES`: ``icae/<Name>-v<N>`` ids; any change to behaviour or grading bumps ``N``.
 * :data:`TASK_KINDS`: the task kinds (:class:`icae_env.core.TaskKind`), each with the env that runs it and the
   suite word that ``icae-env run --tasks`` expands to every task of the kind.
-* :data:`SANDBOX_BACKENDS`, :data:`ROUTERS`, :data:`AGENTS`, :data:`FAMILIES`: name -> entry point.
+* :data:`SANDBOX_BACKENDS`, :data:`ROUTERS`, :data:`JUDGES`, :data:`AGENTS`, :data:`FAMILIES`: name -> entry point.
 * :data:`TASK_SOURCES`: task-name prefix (``gen/``) -> the loader of such names.
 
 Adding a task kind is one module (the kind) plus one :class:`KindEntry` row, given to :func:`register_kind` at
@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_ROUTER",
     "ENV_FAMILIES",
     "FAMILIES",
+    "JUDGES",
     "ROUTERS",
     "SANDBOX_BACKENDS",
     "TASK_KINDS",
@@ -126,6 +127,11 @@ ROUTERS: dict[str, str] = {
     "llm": "icae_env.user_agent.optional.llm:LLMRouter",
 }
 
+#: Revision judges for ``judge`` checks (none by default: such checks are then reported ungraded).
+JUDGES: dict[str, str] = {
+    "llm": "icae_env.revision.llm_judge:Judge",  # judge-then-refute over an OpenAI-compatible endpoint
+}
+
 #: Task names by prefix that a loader other than the built-in suite and task packs reads: prefix -> ``"module:func"``
 #: (the function takes the name and returns a task, or a distribution of tasks for a name without an index).
 TASK_SOURCES: dict[str, str] = {
@@ -149,11 +155,17 @@ FAMILIES: dict[str, str] = {
 }
 
 AGENTS: dict[str, str] = {
+    "llm": "icae_env.baselines.llm_agent:LLMAgent",
     "oracle": "icae_env.baselines.oracle_agent:OracleAgent",
     "random": "icae_env.baselines.random_agent:RandomAgent",
 }
 
-_TABLES: dict[str, dict[str, str]] = {"sandbox backend": SANDBOX_BACKENDS, "router": ROUTERS, "agent": AGENTS}
+_TABLES: dict[str, dict[str, str]] = {
+    "sandbox backend": SANDBOX_BACKENDS,
+    "router": ROUTERS,
+    "judge": JUDGES,
+    "agent": AGENTS,
+}
 _KINDS: dict[str, KindEntry] = {entry.name: entry for entry in TASK_KINDS}
 _RUNTIME: list[KindEntry] = []
 
@@ -187,7 +199,9 @@ def unknown(what: str, name: object, known: list[str]) -> UnknownNameError:
 
 
 def resolve(what: str, name: str) -> Any:
-    """Return the object registered as ``name`` in table ``what`` (``sandbox backend``, ``router``, ``agent``).
+    """Return the object registered as ``name`` in table ``what``.
+
+    Tables: ``sandbox backend``, ``router``, ``judge``, ``agent``.
 
     A ``"module:attr"`` string is accepted as well, for objects that are not in the table.
 

@@ -1,4 +1,4 @@
-"""Shared fixtures: sandboxes, task packs, the ICAE sample and a Ray cluster."""
+"""Shared fixtures: sandboxes, task packs, the ICAE sample, a Ray cluster and the local model server."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):  # one BLAS thread per worker: N worke
     for _variable in ("ICAE_ENV_BLAS_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_variable, "1")
 
+from local_model import local_model  # noqa: E402, F401 - the session's local model server
 from packs import write_pack  # noqa: E402
 from ray_cluster import ray_cluster, ray_cluster_env  # noqa: E402, F401 - the session's Ray cluster
 

@@ -64,7 +64,8 @@ def run_script(
     with OpenAIStub(script, api_key=KEY) as stub:
         env = {**os.environ, "OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": KEY, "OPENAI_MODEL": "stub-model"}
         command = [sys.executable, str(ROOT / "baselines" / "llm_agent.py"), "--tasks", TASK, "--out", str(tmp_path)]
-        result = subprocess.run([*command, *extra], capture_output=True, text=True, env=env, timeout=300)
+        roomy = ["--context-length", "10000000", "--max-steps", "80"]  # the whole transcript, every time
+        result = subprocess.run([*command, *roomy, *extra], capture_output=True, text=True, env=env, timeout=300)
     return stub, result
 
 
@@ -99,6 +100,7 @@ def test_the_model_saw_the_env_transcript_and_it_round_trips(episode):
         assert transcript[: len(request["messages"])] == request["messages"]
     assert len(transcript) == len(requests[-1]["messages"]) + 2  # the final call and its tool result
     sent = [{"role": "assistant", "content": m} if isinstance(m, str) else m for m in episode["script"]]
+    sent = [{**m, "content": m["content"] or ""} if m.get("tool_calls") else m for m in sent]  # "" with tool calls
     assert assistant_turns(transcript) == sent
     env = ChatObservations(TextActions(icae_env.make("icae/ProjectBuild-v0", task=TASK, budget=16, max_steps=80)))
     try:

@@ -3,13 +3,19 @@
 The transcript is: a system prompt with the tool schema, the first observation (PRD and instructions) as a user
 message, then per step the agent's assistant message and the result, as one ``tool`` message per tool call
 (``tool_call_id`` set) or, for a plain-text action, as a ``user`` message.
+
+With a context budget (``context_tokens``) the observation is the transcript fitted to it: when the estimate
+(:func:`~icae_env.llm_http.estimate_tokens`, or an injected counter) exceeds the budget, the oldest results are
+replaced by :data:`ELIDED` markers first, then long arguments of older assistant messages, then the newest result
+is cut in the middle. The system prompt and the first user message (the task) are never touched, and
+:attr:`ChatObservations.transcript` keeps everything.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -17,12 +23,21 @@ import numpy as np
 from gymnasium.spaces import Space
 from pydantic import BaseModel
 
-from icae_env.errors import ArgumentTypeError
+from icae_env.errors import ArgumentError, ArgumentTypeError
+from icae_env.llm_http import estimate_tokens
 from icae_env.run.trajectory import jsonable
 from icae_env.wrappers.text_parsing import content_text
 from icae_env.wrappers.tool_schema import check_text_env, check_tools, tool_instructions, tool_schemas
 
-__all__ = ["ChatObservations", "Messages", "ROLES", "DEFAULT_SYSTEM_PROMPT", "assistant_turns"]
+__all__ = [
+    "ChatObservations",
+    "Messages",
+    "ROLES",
+    "DEFAULT_SYSTEM_PROMPT",
+    "ELIDED",
+    "TokenCounter",
+    "assistant_turns",
+]
 
 ROLES = ("system", "user", "assistant", "tool")
 DEFAULT_SYSTEM_PROMPT = (
@@ -30,6 +45,11 @@ DEFAULT_SYSTEM_PROMPT = (
     "carefully, ask the user about anything the description leaves open, and finish with submit.\n\n{tools}"
 )
 _SOURCE_TOOL = 0
+#: What replaces an output (or a long argument) that was left out to fit the context.
+ELIDED = "[output elided to fit the context: {n} characters]"
+_KEEP_ARGUMENT_CHARS = 400  # argument values of older assistant messages up to this length are kept
+TokenCounter = Callable[[Sequence[dict[str, Any]]], int]
+"""Counts the prompt tokens of a list of chat messages."""
 
 
 def _is_message(value: Any) -> bool:
@@ -98,6 +118,15 @@ class ChatObservations(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         env: An icae-env env (observations are dicts with ``output`` and ``source``).
         tools: Tool names shown to the model (default: every tool).
         system_prompt: System prompt; ``{tools}`` is replaced by the tool schema and call formats.
+        tool_content: The ``content`` of an assistant message that carries tool calls and no text: ``""``
+            (llama-cpp-python answers HTTP 500 to null) or None (``null``, for endpoints that want it).
+        context_tokens: The model's context length in tokens (None: the transcript is never shortened).
+        reserve_tokens: Tokens of the context kept free for what is sent besides the messages and for the reply
+            (tool definitions, ``max_tokens``); the messages are fitted into ``context_tokens - reserve_tokens``.
+        count_tokens: Counts the tokens of a message list (default: :func:`~icae_env.llm_http.estimate_tokens`).
+
+    Attributes:
+        elided: How many messages the last observation shortened to fit the context (also ``info["elided"]``).
 
     Example:
         >>> from icae_env.envs.clarify import ClarifyEnv
@@ -117,20 +146,39 @@ class ChatObservations(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """
 
     def __init__(
-        self, env: gym.Env, tools: Sequence[str] | None = None, system_prompt: str = DEFAULT_SYSTEM_PROMPT
+        self,
+        env: gym.Env,
+        tools: Sequence[str] | None = None,
+        system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+        *,
+        tool_content: str | None = "",
+        context_tokens: int | None = None,
+        reserve_tokens: int = 0,
+        count_tokens: TokenCounter | None = None,
     ) -> None:
         chosen = check_tools(tools)
         if not isinstance(system_prompt, str):
             raise ArgumentTypeError(f"system_prompt must be a str, got {type(system_prompt).__name__}")
+        _check_context(tool_content, context_tokens, reserve_tokens, count_tokens)
         check_text_env(env, "ChatObservations")
         gym.utils.RecordConstructorArgs.__init__(
-            self, tools=list(chosen) if tools is not None else None, system_prompt=system_prompt
+            self,
+            tools=list(chosen) if tools is not None else None,
+            system_prompt=system_prompt,
+            tool_content=tool_content,
+            context_tokens=context_tokens,
+            reserve_tokens=reserve_tokens,
+            count_tokens=count_tokens,
         )
         gym.ObservationWrapper.__init__(self, env)
         self.tools = chosen
         self.system_prompt = system_prompt.replace("{tools}", tool_instructions(chosen))
         self.tool_definitions = tool_schemas(chosen)
         self.observation_space = Messages()
+        self.tool_content = tool_content
+        self.context_tokens, self.reserve_tokens = context_tokens, reserve_tokens
+        self.count_tokens: TokenCounter = count_tokens or estimate_tokens
+        self.elided = 0
         self._messages: list[dict[str, Any]] = []
         self._pending: dict[str, Any] | None = None
         self._calls = 0
@@ -144,22 +192,59 @@ class ChatObservations(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         """Start a new transcript with the system prompt; the first observation becomes a user message."""
         self._messages = [{"role": "system", "content": self.system_prompt}]
         self._pending, self._calls = None, 0
-        return super().reset(seed=seed, options=options)
+        observation, info = super().reset(seed=seed, options=options)
+        return observation, {**info, "elided": self.elided}
 
     def step(self, action: Any) -> tuple[list, Any, bool, bool, dict[str, Any]]:
         """Record ``action`` as the assistant's message, step the env, and add the result messages."""
         self._pending = self._assistant_message(action)
-        return super().step(action)
+        observation, reward, terminated, truncated, info = super().step(action)
+        return observation, reward, terminated, truncated, {**info, "elided": self.elided}
 
     def observation(self, observation: dict[str, Any]) -> list[dict[str, Any]]:
-        """Append the messages for ``observation`` and return a copy of the whole transcript."""
+        """Append the messages for ``observation``; return a copy of the transcript, fitted to the context budget."""
         if self._pending is None:
             self._messages.append({"role": "user", "content": observation["output"]})
         else:
             self._messages.append(self._pending)
             self._messages.extend(self._results(self._pending, observation))
             self._pending = None
-        return self.transcript
+        return self.fit(self.transcript)
+
+    # -- context budget ----------------------------------------------------------------------------------
+    def fit(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Shorten ``messages`` in place to the context budget (see the module docstring) and return them.
+
+        Sets :attr:`elided` to the number of messages shortened.
+        """
+        self.elided = 0
+        if self.context_tokens is None:
+            return messages
+        budget = self.context_tokens - self.reserve_tokens
+        if self.count_tokens(messages) <= budget:
+            return messages
+        results = [i for i, m in enumerate(messages) if i >= 2 and m["role"] in ("tool", "user")]
+        older = [i for i, m in enumerate(messages) if i >= 2 and m["role"] == "assistant"][:-1]
+        steps = [(i, _elide_content) for i in results[:-1]] + [(i, _elide_arguments) for i in older]
+        for index, elide in steps:
+            if elide(messages[index]):
+                self.elided += 1
+                if self.count_tokens(messages) <= budget:
+                    return messages
+        if results:
+            self.elided += self._cut_newest(messages, messages[results[-1]], budget)
+        return messages
+
+    def _cut_newest(self, messages: list[dict[str, Any]], newest: dict[str, Any], budget: int) -> int:
+        """Cut the middle of the newest result, more each time, until the messages fit; 1 if it was cut."""
+        original = newest.get("content") or ""
+        chars = max(self.count_tokens(messages) - budget, 1)  # a token is at least one character
+        while True:
+            newest["content"] = original
+            cut = _cut_middle(newest, chars)
+            if not cut or chars >= len(original) or self.count_tokens(messages) <= budget:
+                return int(cut)
+            chars *= 2
 
     # -- message building --------------------------------------------------------------------------------
     def _next_id(self) -> str:
@@ -174,15 +259,17 @@ class ChatObservations(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
             calls = action.get("tool_calls")
             if isinstance(calls, list) and calls:
                 message["tool_calls"] = [self._tool_call(c) for c in calls]
+            if message.get("tool_calls") and not message["content"]:
+                message["content"] = self.tool_content
             elif message["content"] is None:
                 message["content"] = ""  # an empty reply: OpenAI rejects an assistant message with neither
             return message
         if isinstance(action, dict) and isinstance(action.get("tool"), str):
             arguments = {k: v for k, v in action.items() if k != "tool"}
             call = {"function": {"name": action["tool"], "arguments": arguments}}
-            return {"role": "assistant", "content": None, "tool_calls": [self._tool_call(call)]}
+            return {"role": "assistant", "content": self.tool_content, "tool_calls": [self._tool_call(call)]}
         if isinstance(action, dict) and ("function" in action or "name" in action):
-            return {"role": "assistant", "content": None, "tool_calls": [self._tool_call(action)]}
+            return {"role": "assistant", "content": self.tool_content, "tool_calls": [self._tool_call(action)]}
         if isinstance(action, (bytes, bytearray)):
             return {"role": "assistant", "content": bytes(action).decode("utf-8", errors="replace")}
         text = action if isinstance(action, str) else json.dumps(jsonable(action), ensure_ascii=False, default=str)
@@ -216,3 +303,64 @@ class ChatObservations(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         if not calls:
             return [{"role": "user", "content": content}]
         return [{"role": "tool", "tool_call_id": call["id"], "content": content} for call in calls]
+
+
+def _check_context(tool_content: Any, context_tokens: Any, reserve_tokens: Any, count_tokens: Any) -> None:
+    if tool_content not in ("", None):
+        raise ArgumentError(f"tool_content must be '' or None, got {tool_content!r}")
+    if context_tokens is not None and (
+        not isinstance(context_tokens, int) or isinstance(context_tokens, bool) or context_tokens < 1
+    ):
+        raise ArgumentError(f"context_tokens must be None or an int >= 1, got {context_tokens!r}")
+    if not isinstance(reserve_tokens, int) or isinstance(reserve_tokens, bool) or reserve_tokens < 0:
+        raise ArgumentError(f"reserve_tokens must be an int >= 0, got {reserve_tokens!r}")
+    if context_tokens is not None and reserve_tokens >= context_tokens:
+        raise ArgumentError(f"reserve_tokens ({reserve_tokens}) must be below context_tokens ({context_tokens})")
+    if count_tokens is not None and not callable(count_tokens):
+        raise ArgumentTypeError(f"count_tokens must be callable, got {type(count_tokens).__name__}")
+
+
+def _marker(chars: int) -> str:
+    return ELIDED.format(n=chars)
+
+
+def _elide_content(message: dict[str, Any]) -> bool:
+    """Replace a result's content by the marker; False when that would not make it shorter."""
+    content = message.get("content") or ""
+    if len(content) <= len(_marker(len(content))):
+        return False
+    message["content"] = _marker(len(content))
+    return True
+
+
+def _elide_arguments(message: dict[str, Any]) -> bool:
+    """Replace long text and long string arguments of an older assistant message by markers (True: any)."""
+    changed = _elide_content(message) if len(message.get("content") or "") > _KEEP_ARGUMENT_CHARS else False
+    for call in message.get("tool_calls") or []:
+        function = call["function"]
+        try:
+            arguments = json.loads(function["arguments"])
+        except ValueError:
+            arguments = None
+        if not isinstance(arguments, dict):
+            if len(function["arguments"]) > _KEEP_ARGUMENT_CHARS:
+                function["arguments"] = json.dumps({"elided": _marker(len(function["arguments"]))})
+                changed = True
+            continue
+        long = {k for k, v in arguments.items() if isinstance(v, str) and len(v) > _KEEP_ARGUMENT_CHARS}
+        if long:
+            arguments.update({k: _marker(len(arguments[k])) for k in long})
+            function["arguments"] = json.dumps(arguments, ensure_ascii=False)
+            changed = True
+    return changed
+
+
+def _cut_middle(message: dict[str, Any], chars: int) -> bool:
+    """Cut about ``chars`` characters out of the middle of a result, marked; False when it is too short."""
+    content = message.get("content") or ""
+    keep = len(content) - chars - len(_marker(chars))
+    if keep <= 0:
+        return _elide_content(message)
+    head = keep // 2
+    message["content"] = content[:head] + _marker(len(content) - keep) + content[len(content) - (keep - head) :]
+    return True

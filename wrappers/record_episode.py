@@ -1,4 +1,10 @@
-"""``RecordEpisode``: write each episode to its own JSONL trajectory that :func:`icae_env.run.replay` re-runs."""
+"""``RecordEpisode``: write each episode to its own JSONL trajectory that :func:`icae_env.run.replay` re-runs.
+
+Below :class:`~wrappers.TextActions` a step line also holds ``raw``, the model's text that the action was parsed
+from, and, when it held no valid action, the parser's error and hint in ``info`` (``action_error``,
+``action_hint``): what the model was shown. The env's own answer to the invalid action stays in ``observation``
+(so that the line replays) and in ``info["env_action_error"]``.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,30 @@ from icae_env.errors import ArgumentError, ArgumentTypeError
 from icae_env.run.trajectory import TrajectoryWriter, trajectory_header
 
 __all__ = ["RecordEpisode"]
+
+
+class _Writer(TrajectoryWriter):
+    """A trajectory writer whose step lines may carry the model's raw text next to the action."""
+
+    def write_raw_step(
+        self, step: int, action: Any, raw: str, observation: Any, reward: float, terminated: bool, truncated: bool,
+        info: Any,
+    ) -> None:  # fmt: skip
+        """Record one step with ``raw``, the text the action was parsed from."""
+        self._write(
+            {
+                "type": "step",
+                "step": step,
+                "action": action,
+                "raw": raw,
+                "observation": observation,
+                "reward": reward,
+                "terminated": terminated,
+                "truncated": truncated,
+                "info": info,
+            }
+        )
+
 
 _CHANGES_WHAT_IS_RECORDED = (gym.ActionWrapper, gym.ObservationWrapper, gym.RewardWrapper)
 
@@ -68,8 +98,19 @@ class RecordEpisode(gym.Wrapper, gym.utils.RecordConstructorArgs):
         gym.Wrapper.__init__(self, env)
         self.directory, self.name_prefix = Path(directory), name_prefix
         self.paths: list[Path] = []
-        self._writer: TrajectoryWriter | None = None
+        self._writer: _Writer | None = None
         self._steps = 0
+        self._note: dict[str, Any] = {}
+
+    def annotate(self, raw: str | None, action_error: str | None = None, action_hint: str | None = None) -> None:
+        """Attach what the text layer above saw and showed to the next step line (called by ``TextActions``).
+
+        Args:
+            raw: The model's text the action was parsed from (None: the action came as a dict).
+            action_error: The parser's error, shown to the model instead of the env's (None: the text parsed).
+            action_hint: The parser's hint.
+        """
+        self._note = {"raw": raw, "action_error": action_error, "action_hint": action_hint}
 
     def _next_path(self) -> Path:
         """The first free ``<prefix>-<n>.jsonl``: files of earlier runs in the folder are never overwritten."""
@@ -83,20 +124,36 @@ class RecordEpisode(gym.Wrapper, gym.utils.RecordConstructorArgs):
         observation, info = self.env.reset(seed=seed, options=options)
         self._close_writer()
         path = self._next_path()
-        self._writer, self._steps = TrajectoryWriter(path), 0
+        self._writer, self._steps, self._note = _Writer(path), 0, {}
         self.paths.append(path)
         self._writer.write_reset(*trajectory_header(self.env), seed, options, observation, info)
         return observation, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step the env and append the step line; the file is closed when the episode ends."""
+        note, self._note = self._note, {}
         observation, reward, terminated, truncated, info = self.env.step(action)
         if self._writer is not None:
             self._steps += 1
-            self._writer.write_step(self._steps, action, observation, float(reward), terminated, truncated, info)
+            self._write_step(self._writer, note, action, (observation, float(reward), terminated, truncated, info))
             if terminated or truncated:
                 self._close_writer()
         return observation, reward, terminated, truncated, info
+
+    def _write_step(self, writer: _Writer, note: dict[str, Any], action: Any, outcome: tuple) -> None:
+        observation, reward, terminated, truncated, info = outcome
+        recorded = dict(info)
+        if note.get("action_error") is not None:
+            recorded.update(
+                action_error=note["action_error"],
+                action_hint=note["action_hint"],
+                env_action_error=info.get("action_error"),
+            )
+        step, raw = self._steps, note.get("raw")
+        if raw is None:
+            writer.write_step(step, action, observation, reward, terminated, truncated, recorded)
+        else:
+            writer.write_raw_step(step, action, raw, observation, reward, terminated, truncated, recorded)
 
     def _close_writer(self) -> None:
         if self._writer is not None:

@@ -1,4 +1,8 @@
-"""``TextActions``: the env takes raw model output (native tool calls, JSON, XML tags, fenced blocks) as actions."""
+"""``TextActions``: the env takes raw model output (native tool calls, JSON, XML tags, fenced blocks) as actions.
+
+With a :class:`~wrappers.RecordEpisode` below it, each step line of the trajectory also gets the model's raw text
+and, for text without a valid action, the error the model was shown.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,11 @@ import gymnasium as gym
 
 from icae_env.errors import ArgumentError, ArgumentTypeError
 from icae_env.spaces import UnicodeText
-from icae_env.wrappers.text_parsing import DEFAULT_MAX_CHARS, TextActionError, parse_text_action
+from icae_env.wrappers.record_episode import RecordEpisode
+from icae_env.wrappers.text_parsing import DEFAULT_MAX_CHARS, TextActionError, content_text, parse_text_action
 from icae_env.wrappers.tool_schema import check_text_env, check_tools
 
-__all__ = ["TextActions", "INVALID_ACTION"]
+__all__ = ["TextActions", "INVALID_ACTION", "raw_text"]
 
 #: What the wrapped env receives when the text holds no valid action: an action with an unknown tool, which every
 #: icae-env env answers with an action-error observation (so steps, budgets and truncation still count).
@@ -70,6 +75,7 @@ class TextActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         gym.ActionWrapper.__init__(self, env)
         self.tools, self.max_chars, self.prefix = chosen, max_chars, prefix
         self.action_space = UnicodeText(max_chars)
+        self._recorder = _recorder_below(env)
 
     def action(self, action: Any) -> dict[str, Any]:
         """Return the action dict in ``action`` (raw model output).
@@ -84,7 +90,11 @@ class TextActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         try:
             parsed = self.action(action)
         except TextActionError as error:
+            if self._recorder is not None:
+                self._recorder.annotate(raw_text(action), error.message, error.hint)
             return self._invalid(error)
+        if self._recorder is not None:
+            self._recorder.annotate(raw_text(action))
         observation, reward, terminated, truncated, info = self.env.step(parsed)
         return observation, reward, terminated, truncated, {**info, "action_hint": None}
 
@@ -98,3 +108,28 @@ class TextActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
             truncated,
             {**info, "action_error": error.message, "action_hint": error.hint},
         )
+
+
+def raw_text(action: Any) -> str | None:
+    """The model's text in ``action``: the text itself, or an assistant message's content (None for an action dict).
+
+    Example:
+        >>> raw_text("<bash>ls</bash>"), raw_text({"role": "assistant", "content": None}), raw_text({"tool": "submit"})
+        ('<bash>ls</bash>', '', None)
+    """
+    if isinstance(action, str):
+        return action
+    if isinstance(action, (bytes, bytearray)):
+        return bytes(action).decode("utf-8", errors="replace")
+    if isinstance(action, dict) and action.get("role") == "assistant":
+        return content_text(action.get("content")) or ""
+    return None
+
+
+def _recorder_below(env: gym.Env) -> RecordEpisode | None:
+    """The :class:`RecordEpisode` among the wrappers below, if any."""
+    while isinstance(env, gym.Wrapper):
+        if isinstance(env, RecordEpisode):
+            return env
+        env = env.env
+    return None

@@ -1,16 +1,21 @@
-"""One tool call to one validated icae-env action, and the errors the model is told about.
+r"""One tool call to one validated icae-env action, and the errors the model is told about.
 
 Example:
     >>> to_action("bash", {"command": "ls"}, ("bash",))
     {'tool': 'bash', 'command': 'ls'}
     >>> unknown_tool("bsh", ("bash", "ask")).message
     "unknown tool 'bsh' (did you mean 'bash'?); available tools: bash, ask"
+    >>> no_call("Here it is:\n```python\nprint(1)\n```", ("bash", "write_file")).message
+    'no tool call found: the message has a ```python block, and code in a message is neither saved nor run'
+    >>> strip_prompts("$ ls\n$ cat a.txt")
+    'ls\ncat a.txt'
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,7 +31,9 @@ __all__ = [
     "format_hint",
     "json_problem",
     "load_json",
+    "no_call",
     "short",
+    "strip_prompts",
     "to_action",
     "unknown_tool",
 ]
@@ -131,3 +138,39 @@ def _limit_hint(message: str) -> str:
     if "at most" not in message:
         return ""
     return " Keep arguments within the limit: put long scripts in a file with write_file, split big files in parts."
+
+
+_CODE_FENCE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([^\s`]*)", re.MULTILINE)
+NO_CALL = "no tool call found"
+
+
+def no_call(text: str, tools: tuple[str, ...]) -> TextActionError:
+    """Return the error for a message without a call; a code block that is not a tool call is named, with a hint.
+
+    A fenced block in a programming language (```python) is not an action: nothing says which file it belongs to.
+    The hint shows how to save it with write_file and run it with bash.
+    """
+    fence = _CODE_FENCE.search(text)
+    if fence is None:
+        return TextActionError(NO_CALL, format_hint(tools))
+    language = fence[1]
+    block = f"a ```{short(language, 20)} block" if language else "a ``` block without a language"
+    message = f"{NO_CALL}: the message has {block}, and code in a message is neither saved nor run"
+    hints = []
+    if "write_file" in tools:
+        hints.append(
+            "To save code, call write_file with the file's path and its whole text as content, e.g. "
+            '{"name": "write_file", "arguments": {"path": "main.py", "content": "print(1)\\n"}} or '
+            '<write_file path="main.py">print(1)</write_file>.'
+        )
+    if "bash" in tools:
+        hints.append("To run a shell command, write it in a ```bash block or as <bash>command</bash>.")
+    return TextActionError(message, " ".join([*hints, format_hint(tools)]))
+
+
+def strip_prompts(command: str) -> str:
+    """Drop the ``$ `` prompt of a shell block whose every non-empty line starts with one (as in a terminal)."""
+    lines = command.splitlines()
+    if not any(line.strip() for line in lines) or not all(line.startswith("$ ") for line in lines if line.strip()):
+        return command
+    return "\n".join(line[2:] if line.startswith("$ ") else line for line in lines)

@@ -5,6 +5,7 @@ payload gives the tool's name and arguments: a JSON call (``{"name": ..., "argum
 JSON arguments after a name the opening pattern captured, or one element per parameter (``<parameter=k>v``,
 ``<arg_key>k</arg_key><arg_value>v</arg_value>`` ...) whose values are text for string parameters and JSON
 otherwise, as the models' chat templates write them. :mod:`wrappers.text_parsing` documents them in one table.
+:func:`json_calls` finds JSON calls that small models write inside prose or an unlabelled fence.
 
 Example:
     >>> [(c.name, c.attrs, c.body) for c in native_calls("<tool_call>bash<arg_key>command</arg_key>"
@@ -13,6 +14,8 @@ Example:
     >>> decode(native_calls("<|tool_call_begin|>functions.bash:0<|tool_call_argument_begin|>"
     ...     '{"command": "ls"}<|tool_call_end|>')[0])
     {'command': 'ls'}
+    >>> [c.body for c in json_calls('I will run {"name": "bash", "arguments": {"command": "ls"}} now.')]
+    ['{"name": "bash", "arguments": {"command": "ls"}}']
 """
 
 from __future__ import annotations
@@ -25,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from icae_env.wrappers.text_scan import Candidate
-from icae_env.wrappers.tool_schema import tool_schemas
+from icae_env.wrappers.tool_schema import TOOL_NAMES, tool_schemas
 
-__all__ = ["SYNTAXES", "Syntax", "decode", "native_calls", "pythonic_calls"]
+__all__ = ["SYNTAXES", "Syntax", "decode", "json_calls", "native_calls", "pythonic_calls"]
 
 _NAME = r"(?P<name>[A-Za-z_][\w.\-]{0,127})(?![\w.\-])"
 _END = r"\Z"
@@ -159,11 +162,66 @@ def native_calls(text: str) -> list[Candidate]:
     for syntax in (s for s in SYNTAXES if s.marker in text):
         for start, end in _spans(text, syntax.opener, syntax.closer):
             name = start.groupdict().get("name") or ""
-            if end is None:
+            if end is None and syntax.payload == "call" and _whole_json_to_end(text, start.end()):
+                # the model stopped right after a complete JSON call (the stop token took the closing tag)
+                found.append(Candidate(start.start(), len(text), "native", name, syntax.name, text[start.end() :]))
+            elif end is None:
                 found.append(Candidate(start.start(), len(text), "unclosed", name, syntax.name, ""))
             else:
                 body = text[start.end() : end.start()]
                 found.append(Candidate(start.start(), end.end(), "native", name, syntax.name, body))
+    return found
+
+
+def _whole_json_to_end(text: str, pos: int) -> bool:
+    """Whether ``text[pos:]`` is one complete JSON value and nothing else (white space aside)."""
+    rest = text[pos:]
+    try:
+        _, end = json.JSONDecoder().raw_decode(text, pos + len(rest) - len(rest.lstrip()))
+    except (ValueError, RecursionError):
+        return False
+    return not text[end:].strip()
+
+
+_JSON_CALL = re.compile(r'\{\s*"(?:name|tool|function|type)"\s*:')
+_MAX_JSON_TRIES = 32  # objects tried per message: bounded work on long prose full of JSON
+_CALL_KEYS = frozenset({"name", "arguments", "parameters", "id", "type"})
+
+
+def _is_call(value: Any) -> bool:
+    """Whether a JSON value is unmistakably one tool call: it names a known tool and holds nothing else."""
+    if not isinstance(value, dict):
+        return False
+    function = value.get("function")
+    if isinstance(function, dict):
+        return function.get("name") in TOOL_NAMES and set(value) <= _CALL_KEYS | {"function"}
+    if value.get("tool") in TOOL_NAMES:
+        return "name" not in value
+    return value.get("name") in TOOL_NAMES and set(value) <= _CALL_KEYS
+
+
+def json_calls(text: str) -> list[Candidate]:
+    """Return the JSON tool calls written inside ``text`` (prose, an unlabelled fence) as ``json`` candidates.
+
+    Only objects that name a known tool and hold nothing but a call's keys count: ``{"name": "bash",
+    "arguments": {...}}``, ``{"type": "function", "function": {...}}`` or ``{"tool": "bash", ...}``; other JSON
+    (example data in the prose) is left alone.
+    """
+    decoder, found, pos = json.JSONDecoder(), [], 0
+    for _ in range(_MAX_JSON_TRIES):
+        start = _JSON_CALL.search(text, pos)
+        if start is None:
+            break
+        try:
+            value, end = decoder.raw_decode(text, start.start())
+        except (ValueError, RecursionError):
+            pos = start.start() + 1
+            continue
+        if _is_call(value):
+            found.append(Candidate(start.start(), end, "json", "", "JSON", text[start.start() : end]))
+            pos = end
+        else:
+            pos = start.start() + 1
     return found
 
 

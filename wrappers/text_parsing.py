@@ -21,10 +21,12 @@ reasoning           <think>...</think> (DeepSeek-R1, Qwen3, GLM, Kimi K2, MiniMa
                     <|channel>thought...<channel|> (Gemma 4),
                     <|channel|>analysis<|message|>...<|end|> (gpt-oss)
 OpenAI JSON         {"role": "assistant", "tool_calls": [...]}, one tool call           JSON string or object;
-                    {"type": "function", "function": {"name", "arguments"}},            tool_calls items
-                    {"name", "arguments"} or {"tool", ...}, as a dict or JSON text
+                    {"type": "function", "function": {"name", "arguments"}},            tool_calls items; in prose:
+                    {"name", "arguments"} or {"tool", ...}, as a dict or JSON text,     one object naming a known
+                    or in prose or an unlabelled fence (small models)                   tool, nothing else, each
 Hermes              <tool_call>{"name": "bash", "arguments": {...}}</tool_call>         JSON object; one tag each
-                    (Qwen2.5, Qwen3, Hermes, Granite 4, Nemotron)
+                    (Qwen2.5, Qwen3, Hermes, Granite 4, Nemotron; the closing tag may
+                    be missing after complete JSON at the end)
 Qwen3-Coder         <tool_call><function=bash><parameter=command>\nls\n</parameter>     text without its first and
                     </function></tool_call> (Qwen3-Coder, Qwen3.5; Seed-OSS writes      last newline, JSON if not a
                     it in <seed:tool_call>)                                             string; one tag each
@@ -58,10 +60,13 @@ icae tags           <bash>ls</bash>, <write_file path="a.py">...</write_file>,  
                     </str_replace>, <view path="a.py" range="1,20"/>, <ask>...</ask>,   each
                     <submit/>, <function_call>{JSON call}</function_call> (any model
                     given tool_instructions())
-fenced block        ```bash (also sh, shell, console, zsh), ```json (or tool_call,      the body and info string; one
-                    function_call) holding a JSON call, ```write_file path=a.py (any    fence each
-                    model)
+fenced block        ```bash (also sh, shell, console, zsh; a "$ " prompt on every line   the body and info string; one
+                    is dropped), ```json (or tool_call, function_call) holding a JSON   fence each
+                    call, ```write_file path=a.py (any model)
 ==================  ==================================================================  ==============================
+
+A block in a programming language (```python) is not an action: nothing says which file it is. The error says so
+and shows how to save it with write_file.
 
 Example:
     >>> parse_text_action("Let me look.\n<bash>ls -la</bash>")
@@ -88,11 +93,13 @@ from icae_env.wrappers.text_calls import (
     format_hint,
     json_problem,
     load_json,
+    no_call,
     short,
+    strip_prompts,
     to_action,
     unknown_tool,
 )
-from icae_env.wrappers.text_formats import decode, native_calls, pythonic_calls
+from icae_env.wrappers.text_formats import decode, json_calls, native_calls, pythonic_calls
 from icae_env.wrappers.text_reasoning import Reasoning, strip_reasoning
 from icae_env.wrappers.text_scan import BASH_FENCES, JSON_WRAPPERS, Candidate, scan, unknown_tag
 from icae_env.wrappers.tool_schema import MAIN_PARAMETER, TOOL_NAMES, check_tools, usage
@@ -175,12 +182,12 @@ def _from_text(raw: str, tools: tuple[str, ...]) -> dict[str, Any]:
             calls = pythonic_calls(stripped) if stripped[0] == "[" else None
             if calls is not None:
                 return _from_object(calls, tools)
-    candidates = scan(text, native_calls(text))
+    candidates = scan(text, [*native_calls(text), *json_calls(text)])
     if not candidates:
         if json_error is not None:
             raise json_error
         unknown = unknown_tag(text)
-        raise unknown_tool(unknown, tools) if unknown else TextActionError("no tool call found", format_hint(tools))
+        raise unknown_tool(unknown, tools) if unknown else no_call(text, tools)
     if len(candidates) > 1:
         names = ", ".join(short(_label(c)) for c in candidates[:5])
         raise TextActionError(
@@ -192,10 +199,10 @@ def _from_text(raw: str, tools: tuple[str, ...]) -> dict[str, Any]:
 
 def _label(found: Candidate) -> str:
     """Name a call for the "several calls" message: its tool, else the tool its JSON payload names."""
-    if found.name or found.kind not in _NATIVE:
+    if found.name or found.kind not in (*_NATIVE, "json"):
         return (found.name or found.kind).removeprefix("functions.")
     try:
-        payload = decode(found) if found.kind == "native" else None
+        payload = load_json(found.body) if found.kind == "json" else decode(found) if found.kind == "native" else None
     except (ValueError, RecursionError):
         payload = None
     name = _call_name(payload) if isinstance(payload, dict) else None
@@ -295,7 +302,7 @@ def _from_candidate(found: Candidate, tools: tuple[str, ...]) -> dict[str, Any]:
     """Turn one tag, fence or native call into an action: a JSON call, or the tool's arguments."""
     if found.kind in _NATIVE:
         return _from_native(found, tools)
-    if found.name in JSON_WRAPPERS:
+    if found.kind == "json" or found.name in JSON_WRAPPERS:
         return _from_object(load_json(found.body.strip()), tools)
     name = "bash" if found.kind == "fence" and found.name in BASH_FENCES else found.name
     if name not in tools:
@@ -307,6 +314,8 @@ def _from_candidate(found: Candidate, tools: tuple[str, ...]) -> dict[str, Any]:
         arguments.update(children)
     elif main is not None and found.body:
         arguments[main] = _trim_body(found.body) if main == "content" else found.body.strip()
+    if found.kind == "fence" and name == "bash" and isinstance(arguments.get("command"), str):
+        arguments["command"] = strip_prompts(arguments["command"])
     return to_action(name, _coerce(name, arguments), tools)
 
 

@@ -1,13 +1,18 @@
 """The icae-env tools as OpenAI function definitions, and the text that teaches a model to call them.
 
-The definitions are derived from the action models of :mod:`icae_env.actions` (so limits stay in step) and kept to
-the JSON-Schema subset that OpenAI-compatible servers accept (no ``prefixItems``, no ``title``).
+The definitions are derived from the action models of :mod:`icae_env.actions` and kept to the JSON-Schema subset
+that OpenAI-compatible servers accept (no ``prefixItems``, no ``title``). They carry no length or number bounds
+(``maxLength``, ``minimum`` ...): servers that compile the schema into a sampling grammar (llama.cpp's
+``chatml-function-calling``) crash or stall on ``maxLength`` 5,000,000. The env enforces the bounds, and an
+action over them comes back as an action error that names the limit.
 
 Example:
     >>> [d["function"]["name"] for d in tool_schemas(("ask", "submit"))]
     ['ask', 'submit']
     >>> tool_schemas(("bash",))[0]["function"]["parameters"]["required"]
     ['command']
+    >>> tool_schemas(("write_file",))[0]["function"]["parameters"]["properties"]["content"]["type"]
+    'string'
 """
 
 from __future__ import annotations
@@ -100,8 +105,12 @@ def check_tools(tools: Sequence[str] | None) -> tuple[str, ...]:
     return chosen
 
 
+#: Schema keywords left out of the definitions: bounds are the env's to enforce (see the module docstring).
+_BOUNDS = frozenset({"maxLength", "minLength", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"})
+
+
 def _clean(schema: Any) -> Any:
-    """Drop titles, turn ``anyOf [X, null]`` into X and ``prefixItems`` into ``items``."""
+    """Drop titles and bounds, turn ``anyOf [X, null]`` into X and ``prefixItems`` into ``items``."""
     if isinstance(schema, list):
         return [_clean(s) for s in schema]
     if not isinstance(schema, dict):
@@ -110,7 +119,7 @@ def _clean(schema: Any) -> Any:
     if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options:
         inner = next(o for o in options if o != {"type": "null"})
         return _clean({**inner, **{k: v for k, v in schema.items() if k not in ("anyOf", "default")}})
-    out = {k: _clean(v) for k, v in schema.items() if k != "title"}
+    out = {k: _clean(v) for k, v in schema.items() if k != "title" and k not in _BOUNDS}
     if "prefixItems" in out:
         out["items"] = out.pop("prefixItems")[0]
     return out

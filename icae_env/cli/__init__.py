@@ -29,6 +29,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from icae_env.cli.export_sft import add_export_sft_command
 from icae_env.cli.icae import add_icae_commands, add_old_spellings
 from icae_env.cli.images import add_images_commands
 from icae_env.cli.oracle import add_oracle_commands
@@ -53,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     add_icae_commands(commands)
     add_old_spellings(tasks, commands)
     add_oracle_commands(commands)
+    add_export_sft_command(commands)
     return parser
 
 

@@ -1,6 +1,10 @@
 """``icae-env serve oracle``: the reference Oracle's HTTP API (:mod:`icae_env.serve.oracle`) from the command line.
 
 ``icae-env oracle serve``, the spelling before 0.2, stays for one release and prints a notice.
+
+:func:`add_endpoint_arguments` and :func:`endpoint_options` give any command the options of an LLM-backed part
+(``--router-base-url URL --router-model NAME --router-api-key KEY --router-option KEY=VALUE``, and the same with
+``--judge-``); the ``OPENAI_*`` variables stand in for unset ones where the router or judge is built.
 """
 
 from __future__ import annotations
@@ -13,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from icae_env.cli.common import deprecated
+from icae_env.errors import ConfigError
 from icae_env.registration import DEFAULT_ROUTER
+from icae_env.sandbox.spec import parse_option
 from icae_env.serve.oracle import OracleServer, OracleService
 from icae_env.serve.oracle.protocol import DEFAULT_MAX_SESSIONS, DEFAULT_PORTS, DEFAULT_SESSION_TTL_S, PUBLISHED_KEY
 from icae_env.user_agent.grounded import DEFAULT_BUDGET, ROUTERS
 
-__all__ = ["add_oracle_commands", "add_oracle_serve"]
+__all__ = ["add_endpoint_arguments", "add_oracle_commands", "add_oracle_serve", "endpoint_options"]
 
 
 def _ports_arg(text: str) -> tuple[int, int, int]:
@@ -54,6 +60,49 @@ def _key_arg(text: str) -> str:
     return text
 
 
+def add_endpoint_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """Add ``--<what>-base-url``, ``--<what>-model``, ``--<what>-api-key`` and ``--<what>-option KEY=VALUE``.
+
+    Args:
+        parser: The command's parser.
+        what: ``router`` or ``judge``.
+    """
+    part = {"router": "the llm router", "judge": "the llm judge"}.get(what, what)
+    group = parser.add_argument_group(f"{what} options", f"options of {what}s that take them (e.g. {part})")
+    group.add_argument(
+        f"--{what}-base-url", metavar="URL", help=f"chat-completions base URL of {part} (default: $OPENAI_BASE_URL)"
+    )
+    group.add_argument(f"--{what}-model", metavar="NAME", help=f"model name of {part} (default: $OPENAI_MODEL)")
+    group.add_argument(f"--{what}-api-key", metavar="KEY", help=f"bearer key of {part} (default: $OPENAI_API_KEY)")
+    group.add_argument(
+        f"--{what}-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"any other {what} constructor option (repeatable), e.g. timeout=30, cache_path=replies.json",
+    )
+
+
+def endpoint_options(args: argparse.Namespace, what: str) -> dict[str, Any]:
+    """Return the options :func:`add_endpoint_arguments` read for ``what`` (only those given).
+
+    Raises:
+        ConfigError: for a ``--<what>-option`` without ``=``.
+    """
+    options: dict[str, Any] = {}
+    for text in getattr(args, f"{what}_option", []):
+        try:
+            key, value = parse_option(text)
+        except ConfigError:
+            raise ConfigError(f"--{what}-option takes key=value, got {text!r}") from None
+        options[key] = value
+    for key in ("base_url", "model", "api_key"):
+        value = getattr(args, f"{what}_{key}", None)
+        if value is not None:
+            options[key] = value
+    return options
+
+
 def _banner(server: OracleServer, service: OracleService, state_dir: Path | None) -> str:
     urls = ", ".join(f"{name} {url}" for name, url in server.urls.items())
     source = f"data root {service.data_root} and built-in tasks" if service.data_root else "built-in tasks"
@@ -67,6 +116,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     service = OracleService(
         args.data_root,
         router=args.router,
+        router_options=endpoint_options(args, "router"),
         default_budget=args.budget,
         max_sessions=args.max_sessions,
         session_ttl_s=args.session_ttl,
@@ -129,7 +179,8 @@ def _add_session_arguments(serve: argparse.ArgumentParser) -> None:
 def add_oracle_serve(sub: Any, notice: str | None = None) -> None:
     """Register ``serve`` on the subparsers ``sub`` of ``icae-env serve oracle`` (or of the old ``oracle`` group).
 
-    ``[--data-root DIR] [--host H] [--ports I,Q,S] [--router NAME] [--budget N] [--key KEY] [--allow-keyless]
+    ``[--data-root DIR] [--host H] [--ports I,Q,S] [--router NAME] [--router-base-url URL] [--router-model NAME]
+    [--router-api-key KEY] [--router-option KEY=VALUE ...] [--budget N] [--key KEY] [--allow-keyless]
     [--state-dir DIR] [--fsync] [--max-sessions N] [--session-ttl S] [-v]`` serves until interrupted; its
     ``func(args)`` returns the exit status.
 
@@ -147,7 +198,13 @@ def add_oracle_serve(sub: Any, notice: str | None = None) -> None:
         default=DEFAULT_PORTS,
         help="init,interaction,stats ports (default 50001,50002,50003; 0 picks a free port)",
     )
-    serve.add_argument("--router", choices=sorted(ROUTERS), default=DEFAULT_ROUTER, help="question router")
+    serve.add_argument(
+        "--router",
+        choices=sorted(ROUTERS),
+        default=DEFAULT_ROUTER,
+        help=f"question router (default {DEFAULT_ROUTER}); llm asks a chat model: see the router options below",
+    )
+    add_endpoint_arguments(serve, "router")
     _add_session_arguments(serve)
     serve.add_argument("-v", "--verbose", action="store_true", help="log every request to stderr")
     serve.set_defaults(func=deprecated(_cmd_serve, notice) if notice else _cmd_serve)

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from icae_env.cli.common import add_kind_commands, add_sandbox_arguments, sandbox_of
+from icae_env.cli.oracle import add_endpoint_arguments, endpoint_options
 from icae_env.revision.grading import grade
+from icae_env.revision.llm_judge import make_judge
 from icae_env.revision.pack import list_revision_tasks, load_revision_task
 from icae_env.revision.validate import format_validation, validate_revision_task
 
@@ -40,7 +42,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_grade(args: argparse.Namespace) -> int:
     task = load_revision_task(args.task)
     evidence = Path(args.evidence) if args.evidence else None
-    report = grade(task, Path(args.workspace), sandbox=sandbox_of(args), evidence_dir=evidence)
+    judge = make_judge(args.judge, endpoint_options(args, "judge") or None)
+    report = grade(task, Path(args.workspace), sandbox=sandbox_of(args), evidence_dir=evidence, judge=judge)
     if args.json:
         print(report.model_dump_json(indent=1))
         return 0
@@ -64,5 +67,9 @@ def add_revision_commands(commands: Any) -> None:
     grade_cmd.add_argument("--task", required=True)
     grade_cmd.add_argument("--evidence", default=None, help="directory to keep the evidence in")
     grade_cmd.add_argument("--json", action="store_true", help="print the full report as JSON")
+    grade_cmd.add_argument(
+        "--judge", default=None, help="judge for 'judge' criteria, e.g. llm (default: none; those stay ungraded)"
+    )
+    add_endpoint_arguments(grade_cmd, "judge")
     add_sandbox_arguments(grade_cmd)
     grade_cmd.set_defaults(func=_cmd_grade)

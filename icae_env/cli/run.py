@@ -1,17 +1,47 @@
-"""``icae-env run``, ``replay`` and ``docker reap``."""
+"""``icae-env run``, ``replay`` and ``docker reap``.
+
+``icae-env run --agent llm`` runs the LLM baseline (:mod:`icae_env.baselines.llm_agent`) against an
+OpenAI-compatible endpoint: ``--base-url``, ``--model`` and the other options of its group.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+from dataclasses import fields, replace
 from typing import Any
 
-from icae_env.cli.common import add_sandbox_arguments, sandbox_of, seconds
+from icae_env.baselines import llm_agent
+from icae_env.cli.common import add_sandbox_arguments, config_of, sandbox_of, seconds
+from icae_env.cli.oracle import add_endpoint_arguments, endpoint_options
+from icae_env.errors import ConfigError
 from icae_env.registration import AGENTS, resolve
 from icae_env.run import format_table, replay, resolve_tasks, run_suite
+from icae_env.run.args import SuiteArgs, add_arguments
+from icae_env.run.suite import env_id_for
+
+#: Options of ``llm_agent.Args`` that ``icae-env run`` spells its own way (or not at all: progress is --quiet).
+_LLM_SHARED = (*(f.name for f in fields(SuiteArgs)), "budget", "max_steps", "progress")
+_DEFAULT_MAX_STEPS = 200
 
 __all__ = ["add_run_commands"]
+
+
+def _user_agent_kwargs(args: argparse.Namespace, tasks: list[str]) -> dict[str, Any]:
+    """The router (and, for revision tasks, judge) arguments of ``make``: the configuration's, then the flags."""
+    revision = env_id_for(tasks) == "icae/Revision-v0"
+    kwargs = config_of(args).env_kwargs(revision=revision)
+    if args.router is not None and args.router != kwargs["router"]:
+        kwargs.update(router=args.router, router_options={})
+    kwargs["router_options"] = {**kwargs["router_options"], **endpoint_options(args, "router")} or None
+    if revision:
+        if args.judge is not None and args.judge != kwargs["judge"]:
+            kwargs.update(judge=args.judge, judge_options=None)
+        kwargs["judge_options"] = {**(kwargs["judge_options"] or {}), **endpoint_options(args, "judge")} or None
+    elif args.judge is not None or endpoint_options(args, "judge"):
+        raise ConfigError("--judge and its options apply to revision tasks only")
+    return kwargs
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -20,12 +50,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 2
     policy_class = resolve("agent", args.agent)
     out = args.out or f"runs/{args.agent}-{time.strftime('%Y%m%d-%H%M%S')}"
-    env_kwargs: dict[str, Any] = {"max_steps": args.max_steps, "sandbox": sandbox_of(args)}
+    tasks = resolve_tasks(args.tasks, certified=False if args.certified is None else args.certified)
+    user_agent = _user_agent_kwargs(args, tasks)
+    if args.agent == "llm":
+        return _run_llm(args, out, tasks, user_agent)
+    env_kwargs: dict[str, Any] = {"max_steps": args.max_steps or _DEFAULT_MAX_STEPS, "sandbox": sandbox_of(args)}
+    env_kwargs.update(user_agent)
     if args.budget is not None:
         env_kwargs["budget"] = args.budget
     results = run_suite(
         policy_class,
-        resolve_tasks(args.tasks, certified=False if args.certified is None else args.certified),
+        tasks,
         [lv.strip() for lv in args.levels.split(",")],
         [int(s) for s in str(args.seeds).split(",") if s.strip()],
         out_dir=out,
@@ -39,6 +74,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(format_table(results))
     print(f"\nresults: {out}/results.jsonl, {out}/summary.md")
     return 1 if any(r.error for r in results) else 0
+
+
+def _run_llm(args: argparse.Namespace, out: str, tasks: list[str], user_agent: dict[str, Any]) -> int:
+    """``--agent llm``: the LLM baseline, episode after episode in this process (exit status as its own)."""
+    if args.workers:
+        print("icae-env: error: --agent llm runs in this process; drop --workers", file=sys.stderr)
+        return 2
+    options = {f.name: getattr(args, f.name) for f in fields(llm_agent.Args) if f.name not in _LLM_SHARED}
+    llm_args = replace(llm_agent.Args(), **options, levels=args.levels, out=out, progress=not args.quiet)
+    if args.max_steps is not None:
+        llm_args.max_steps = args.max_steps
+    if args.budget is not None:
+        llm_args.budget = args.budget
+    seeds = [int(s) for s in str(args.seeds).split(",") if s.strip()]
+    status = llm_agent.run(llm_args, tasks=tasks, seeds=seeds, env_kwargs={"sandbox": sandbox_of(args), **user_agent})
+    print(f"\nresults: {out}/results.jsonl, {out}/summary.md, {out}/transcripts/")
+    return status
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -81,7 +133,13 @@ def _add_run(commands: Any) -> None:
     run.add_argument(
         "--budget", type=int, default=None, help="clarification questions per episode (default: the env's, 16 or 0)"
     )
-    run.add_argument("--max-steps", type=int, default=200)
+    run.add_argument(
+        "--max-steps",
+        type=int,
+        default=None,
+        help=f"steps before an episode is truncated and scored (default: {_DEFAULT_MAX_STEPS}; "
+        f"{llm_agent.Args.max_steps} for --agent llm)",
+    )
     add_sandbox_arguments(run)
     run.add_argument("--trajectories", action="store_true", help="record a JSONL trajectory per episode")
     run.add_argument("--quiet", action="store_true", help="no progress line")
@@ -97,6 +155,12 @@ def _add_run(commands: Any) -> None:
         default=None,
         help="with --workers: seconds an episode may run before its worker is killed (default: no limit)",
     )
+    run.add_argument("--router", default=None, help="User Agent router (default: the configuration's, cascade)")
+    add_endpoint_arguments(run, "router")
+    run.add_argument("--judge", default=None, help="judge of revision tasks' judge criteria, e.g. llm (default: none)")
+    add_endpoint_arguments(run, "judge")
+    llm = run.add_argument_group("--agent llm", "the LLM baseline's endpoint, model and context")
+    add_arguments(llm, llm_agent.Args, skip=_LLM_SHARED)
     run.set_defaults(func=_cmd_run)
 
 

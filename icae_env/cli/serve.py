@@ -6,9 +6,11 @@ import argparse
 from typing import Any
 
 from icae_env.cli.common import add_sandbox_arguments, count, sandbox_of, seconds
-from icae_env.cli.oracle import add_oracle_serve
+from icae_env.cli.oracle import add_endpoint_arguments, add_oracle_serve, endpoint_options
 from icae_env.errors import ConfigError
+from icae_env.registration import ROUTERS
 from icae_env.sandbox.spec import parse_option
+from icae_env.serve import local_model
 
 __all__ = ["add_serve_commands"]
 
@@ -31,6 +33,11 @@ def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         kwargs[key] = value
     if args.sandbox is not None or args.sandbox_option:
         kwargs["sandbox"] = sandbox_of(args)
+    if args.router is not None:
+        kwargs["router"] = args.router
+    router_options = endpoint_options(args, "router")
+    if router_options:
+        kwargs["router_options"] = {**kwargs.get("router_options", {}), **router_options}
     return kwargs
 
 
@@ -53,10 +60,12 @@ def _cmd_openenv(args: argparse.Namespace) -> int:
 
 
 def add_serve_commands(commands: Any) -> None:
-    """Register ``serve openenv`` and ``serve oracle`` (:mod:`icae_env.cli.oracle`) on the top-level subparsers.
+    """Register ``serve openenv``, ``serve model`` and ``serve oracle`` (:mod:`icae_env.cli.oracle`).
 
     ``serve openenv [--host H] [--port P] [--env ID] [--env-option KEY=VALUE ...] [--sandbox NAME]
-    [--sandbox-option KEY=VALUE ...] [--max-sessions N] [--idle-timeout S]`` serves until SIGINT or SIGTERM.
+    [--sandbox-option KEY=VALUE ...] [--router NAME] [--router-base-url URL] [--router-model NAME]
+    [--router-api-key KEY] [--router-option KEY=VALUE ...] [--max-sessions N] [--idle-timeout S]`` serves until
+    SIGINT or SIGTERM.
 
     Args:
         commands: The object returned by ``ArgumentParser.add_subparsers``.
@@ -64,6 +73,9 @@ def add_serve_commands(commands: Any) -> None:
     serve = commands.add_parser("serve", help="serve an environment to other frameworks (OpenEnv), or the Oracle API")
     sub = serve.add_subparsers(dest="serve_command", required=True)
     add_oracle_serve(sub)
+    model = sub.add_parser("model", help="serve SmolLM2 (or a GGUF file) as an OpenAI-compatible endpoint on loopback")
+    local_model.add_arguments(model)
+    model.set_defaults(func=local_model.run)
     openenv = sub.add_parser("openenv", help="serve a registered env id over OpenEnv's HTTP + WebSocket API")
     openenv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     openenv.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")
@@ -76,6 +88,8 @@ def add_serve_commands(commands: Any) -> None:
         help="an argument of icae_env.make for every session (repeatable), e.g. task=builtin/unidiff, max_steps=50",
     )
     add_sandbox_arguments(openenv, config=False)
+    openenv.add_argument("--router", choices=sorted(ROUTERS), default=None, help="the User Agent's question router")
+    add_endpoint_arguments(openenv, "router")
     openenv.add_argument("--max-sessions", type=count(1), default=4, help="WebSocket sessions open at once (default 4)")
     openenv.add_argument(
         "--idle-timeout",

@@ -21,7 +21,7 @@ from icae_env.errors import ArgumentError, ResetNeeded, check_int
 from icae_env.kinds import TaskPool, check_level, make_kind
 from icae_env.registration import DEFAULT_ROUTER
 from icae_env.spaces import MAX_OBSERVATION_CHARS, SOURCES, observation_space
-from icae_env.user_agent.grounded import check_router, user_agent_for
+from icae_env.user_agent.grounded import check_router, env_router_options, router_failures, user_agent_for
 
 __all__ = ["Episode", "IcaeEnv", "StepOutcome"]
 
@@ -36,6 +36,7 @@ class Episode:
     targets: frozenset[str] = frozenset()
     recovered: dict[str, None] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
+    router_failures_before: int = 0
     step: int = 0
     done: bool = False
     last_output: str = ""
@@ -91,8 +92,14 @@ class IcaeEnv(gym.Env[dict, Any], Generic[_E]):
         max_steps: Steps before truncation (>= 1).
         time_limit_s: Wall-clock seconds before truncation (None: no limit).
         router: User Agent router name.
+        router_options: Keyword arguments of the router's constructor (e.g. ``base_url``/``model`` of ``llm``),
+            over :data:`~icae_env.user_agent.grounded.ENV_ROUTER_DEFAULTS` (``llm`` falls back on errors).
         memo_size: Router answers remembered per task and level (0: none; routers are deterministic).
         render_mode: None or ``"ansi"`` (``render()`` returns the last observation text).
+
+    Raises:
+        RouterOptionError: for a router option the router does not take (naming the accepted ones).
+        EndpointConfigError: for ``router="llm"`` without a base URL or model (option or ``OPENAI_*`` variable).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -112,6 +119,7 @@ class IcaeEnv(gym.Env[dict, Any], Generic[_E]):
         max_steps: int = 200,
         time_limit_s: float | None = None,
         router: str = DEFAULT_ROUTER,
+        router_options: dict[str, Any] | None = None,
         memo_size: int = 0,
         render_mode: str | None = None,
     ) -> None:
@@ -126,6 +134,7 @@ class IcaeEnv(gym.Env[dict, Any], Generic[_E]):
             raise ArgumentError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.level, self.time_limit_s, self.render_mode = level, time_limit_s, render_mode
         self.router = check_router(router)
+        self.router_options = env_router_options(self.router, router_options)
         self.observation_space = observation_space(budget, max_steps, exit_codes=self.exit_codes)
         self._state: _E | None = None
         self._agents: dict[tuple[str, str], Any] = {}
@@ -157,6 +166,7 @@ class IcaeEnv(gym.Env[dict, Any], Generic[_E]):
         targets = frozenset(c.constraint_id for c in agent.data.hidden_constraints if c.is_task_specific)
         self._episodes += 1
         state: _E = self.episode_type(task=task, level=level, user_agent=agent, targets=targets)  # type: ignore[assignment]
+        state.router_failures_before = router_failures(agent.router)
         try:
             text = self._begin(state)
         except BaseException:
@@ -218,7 +228,8 @@ class IcaeEnv(gym.Env[dict, Any], Generic[_E]):
         """The grounded User Agent of ``task`` at ``level`` (built once, reset for every episode)."""
         key = (f"{task.origin}:{task.id}", level)
         if key not in self._agents:
-            self._agents[key] = user_agent_for(task.user_agent_data(level), self.budget, self.router, self.memo_size)
+            data = task.user_agent_data(level)
+            self._agents[key] = user_agent_for(data, self.budget, self.router, self.memo_size, self.router_options)
         agent = self._agents[key]
         agent.reset()
         return agent
@@ -234,4 +245,6 @@ class IcaeEnv(gym.Env[dict, Any], Generic[_E]):
         }
 
     def _info(self, state: _E, action_error: str | None) -> dict[str, Any]:
-        return {"task": state.task.id, "level": state.level, "action_error": action_error}
+        errors = router_failures(state.user_agent.router) - state.router_failures_before
+        info = {"task": state.task.id, "level": state.level, "action_error": action_error, "router_errors": errors}
+        return info

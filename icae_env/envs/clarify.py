@@ -76,6 +76,8 @@ class ClarifyEnv(IcaeEnv[Episode]):
     recovered once a reply has drawn on it (``info["constraint_ids"]``); task-specific records exclude ARCH/HARNESS
     boilerplate and test-case files (:attr:`HiddenConstraint.is_task_specific`). Every term is in
     ``info["reward_terms"]``; the final step's ``info["stats"]`` holds ICAE's interaction metrics.
+    ``info["router_errors"]`` counts the questions of the episode whose routing failed (an ``llm`` endpoint's
+    error or unusable reply) and got the fallback reply.
 
     ## Termination/Truncation
     Terminated on stop or when the last question of the budget is answered. Truncated at ``max_steps``.
@@ -94,6 +96,9 @@ class ClarifyEnv(IcaeEnv[Episode]):
         question_cost: Reward subtracted per question and per malformed action (>= 0).
         max_steps: Steps before truncation (>= 1).
         router: User Agent router name.
+        router_options: Keyword arguments of the router (``llm``: ``base_url``, ``model``, ``api_key``, ...; unset
+            ones from ``OPENAI_*``); a failing ``llm`` endpoint gives the fallback reply, counted in
+            ``info["router_errors"]``.
         memo_size: Router answers remembered per task and level (0: no memo).
         render_mode: None or ``"ansi"`` (``render()`` returns the last observation text).
 
@@ -122,10 +127,11 @@ class ClarifyEnv(IcaeEnv[Episode]):
         router: str = DEFAULT_ROUTER,
         memo_size: int = 65_536,
         render_mode: str | None = None,
+        router_options: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(
             task, level, kind="build", budget=budget, max_steps=max_steps, router=router, memo_size=memo_size,
-            render_mode=render_mode,
+            render_mode=render_mode, router_options=router_options,
         )  # fmt: skip
         self.question_cost = check_number("question_cost", question_cost)
         self.action_space = UnicodeText(MAX_QUESTION_CHARS)

@@ -54,6 +54,7 @@ class ProjectBuildEnv(WorkspaceEnv):
         reward: Reward weights (a :class:`RewardConfig` or a dict of its fields).
         score_on_truncation: Whether a truncated episode is scored.
         router: User Agent router name.
+        router_options: Keyword arguments of the router (``llm``: ``base_url``, ``model``, ``api_key``, ...).
         score_limits: Time limits of the scorer.
         render_mode: None or ``"ansi"`` (``render()`` returns the last observation text).
     """
@@ -72,9 +73,11 @@ class ProjectBuildEnv(WorkspaceEnv):
         router: str = DEFAULT_ROUTER,
         score_limits: ScoreLimits | None = None,
         render_mode: str | None = None,
+        router_options: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(
             task, level, kind=BuildKind(score_limits), sandbox=sandbox, sandbox_options=sandbox_options,
             budget=budget, max_steps=max_steps, time_limit_s=time_limit_s, reward=reward,
             score_on_truncation=score_on_truncation, router=router, render_mode=render_mode,
+            router_options=router_options,
         )  # fmt: skip

@@ -58,8 +58,12 @@ class RevisionEnv(WorkspaceEnv):
         router: User Agent router name.
         evidence_dir: Where evidence is kept (``<dir>/<task>-<episode>/``); None: a temporary directory removed
             by ``close()``.
-        judge: A :class:`~icae_env.revision.llm_judge.Judge` for ``judge`` checks (None: those stay ungraded).
+        judge: The judge of ``judge`` checks: None (they stay ungraded and are reported so in ``info["score"]``),
+            ``"llm"`` (:class:`~icae_env.revision.llm_judge.Judge`, built with ``judge_options``) or a judge object.
         render_mode: None or ``"ansi"``.
+        router_options: Keyword arguments of the router (``llm``: ``base_url``, ``model``, ``api_key``, ...).
+        judge_options: Keyword arguments of a judge given by name (``llm``: ``base_url``, ``model``, ``api_key``,
+            ``cache_path``, ``timeout``; unset endpoint options from ``OPENAI_*``).
     """
 
     def __init__(
@@ -77,11 +81,14 @@ class RevisionEnv(WorkspaceEnv):
         evidence_dir: str | Path | None = None,
         judge: Any = None,
         render_mode: str | None = None,
+        router_options: dict[str, Any] | None = None,
+        judge_options: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(
-            task, level, kind=RevisionKind(evidence_dir, judge), sandbox=sandbox, sandbox_options=sandbox_options,
-            budget=budget, max_steps=max_steps, time_limit_s=time_limit_s, reward=reward,
-            score_on_truncation=score_on_truncation, router=router, render_mode=render_mode,
+            task, level, kind=RevisionKind(evidence_dir, judge, judge_options), sandbox=sandbox,
+            sandbox_options=sandbox_options, budget=budget, max_steps=max_steps, time_limit_s=time_limit_s,
+            reward=reward, score_on_truncation=score_on_truncation, router=router, render_mode=render_mode,
+            router_options=router_options,
         )  # fmt: skip
 
     @property

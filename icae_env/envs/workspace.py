@@ -58,7 +58,8 @@ class WorkspaceEnv(IcaeEnv[WorkspaceEpisode]):
     ## Info
     ``task``, ``level``, ``action_error``, ``tool``, ``counters``, ``timing``; ``constraint_ids`` (the records
     a reply drew on), ``recovered`` (task-specific records it revealed for the first time) and ``fallback``
-    (nothing matched) on every step (empty when the step asked nothing); on the final step ``score`` (the kind's
+    (nothing matched) on every step (empty when the step asked nothing); ``router_errors`` (questions of the
+    episode whose routing failed and got the fallback reply); on the final step ``score`` (the kind's
     :class:`~icae_env.core.Score` as JSON, None when a truncated episode is not scored) and ``episode_timing``.
 
     ## Reward
@@ -82,6 +83,7 @@ class WorkspaceEnv(IcaeEnv[WorkspaceEpisode]):
         router: User Agent router name.
         render_mode: None or ``"ansi"``.
         kind_options: Options of the kind when ``kind`` is a name.
+        router_options: Keyword arguments of the router (``llm``: ``base_url``, ``model``, ``api_key``, ...).
     """
 
     exit_codes: ClassVar[int] = 257
@@ -103,6 +105,7 @@ class WorkspaceEnv(IcaeEnv[WorkspaceEpisode]):
         router: str = DEFAULT_ROUTER,
         render_mode: str | None = None,
         kind_options: dict[str, Any] | None = None,
+        router_options: dict[str, Any] | None = None,
     ) -> None:
         if isinstance(kind, str):
             from icae_env.kinds import make_kind
@@ -110,7 +113,7 @@ class WorkspaceEnv(IcaeEnv[WorkspaceEpisode]):
             kind = make_kind(kind, **(kind_options or {}))
         super().__init__(
             task, level, kind=kind, budget=budget, max_steps=max_steps, time_limit_s=time_limit_s, router=router,
-            render_mode=render_mode,
+            render_mode=render_mode, router_options=router_options,
         )  # fmt: skip
         self.sandbox = SandboxSpec.of(sandbox, sandbox_options)
         self.sandbox.make()  # fail fast on an option the backend rejects (nothing is started)

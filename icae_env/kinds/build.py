@@ -28,7 +28,18 @@ from icae_env.scoring import ScoreLimits, ScoreReport, StructureReport, score
 from icae_env.tasks import Task, list_tasks, load_task
 from icae_env.tasks.privileged import golden_actions, hidden_paths, oracle_questions, pack_ref
 
-__all__ = ["ICAE_DELIVERY", "INTRO", "BuildKind", "BuildScore", "RewardConfig", "TierSummary", "reward_components"]
+__all__ = [
+    "DELIVERY",
+    "DELIVERY_BY_PRD",
+    "ICAE_DELIVERY",
+    "INTRO",
+    "BuildKind",
+    "BuildScore",
+    "RewardConfig",
+    "TierSummary",
+    "delivery_contract",
+    "reward_components",
+]
 
 INTRO = """{prd}
 ---
@@ -37,21 +48,68 @@ network.
 Tools: bash(command, timeout?), write_file(path, content), str_replace(path, old, new), view(path, range?),
 ask(question), submit(). Paths are relative to the workspace root.
 Ask the user clarification questions with ask(question): you have {budget} questions, and questions the user
-cannot answer still count. Deliver rcb_tests/test.sh as the PRD describes; submit() scores the workspace on
-hidden tests in a fresh sandbox and ends the episode.
-"""
+cannot answer still count. submit() scores the workspace on hidden tests in a fresh sandbox and ends the episode.
+{delivery}"""
 
-
-ICAE_DELIVERY = """---
-Delivery protocol (mandatory): from the repository root, `bash rcb_tests/test.sh --cases-dir <dir>` reads every
-rcb_tests/<dir>/*.json ({{"description", "cases": [{{"input", "expected_output"}}]}}), feeds each case's "input" as
-JSON on stdin to your program (one process per case) and writes its raw stdout to
-rcb_tests/stdout/<dir>/<stem>@<i>.txt (i = the case's index in its file). Scoring replaces rcb_tests/<dir>/ with the
-authoritative cases without expected_output, for <dir> = public_test_cases (Public) and the hidden test_cases
-(Native) and enhanced_test_cases (Enhanced), and runs test.sh in a fresh sandbox with no network, so it must build
-from what the repository holds. The public cases are not in the workspace: {public}. A case passes when the output
+_SCORING = """Scoring replaces rcb_tests/<dir>/ with the authoritative cases without expected_output, for <dir> =
+public_test_cases (Public) and the hidden test_cases (Native) and enhanced_test_cases (Enhanced), and runs test.sh
+in a fresh sandbox with no network, so it must build from what the repository holds. A case passes when its output
 file equals expected_output exactly.
+Public cases: {public}
 """
+
+#: The delivery contract of every ``build`` task at every level, as ICAE-Bench's task prompt states it.
+DELIVERY = (
+    """---
+Delivery protocol (mandatory): the repository must contain rcb_tests/test.sh. Run from the repository root as
+`bash rcb_tests/test.sh --cases-dir <dir>` (default public_test_cases), it reads every rcb_tests/<dir>/*.json
+({{"description", "cases": [{{"input", "expected_output"}}]}}), feeds each case's "input" as JSON on stdin to your
+program (one process per case) and writes its raw stdout, nothing else, to rcb_tests/stdout/<dir>/<stem>@<i>.txt
+(i = the case's zero-based index in its file).
+"""
+    + _SCORING
+)
+
+#: The contract when the PRD itself states the test.sh protocol (L3 and ground PRDs of the built-in tasks).
+DELIVERY_BY_PRD = (
+    """---
+Delivery protocol (mandatory): rcb_tests/test.sh, run as `bash rcb_tests/test.sh --cases-dir <dir>` from the
+repository root and writing its output exactly as the PRD describes.
+"""
+    + _SCORING
+)
+
+ICAE_DELIVERY = DELIVERY  # the name before 0.3.1
+_PUBLIC_DIR = "rcb_tests/public_test_cases/"
+_PROTOCOL_MARKS = ("rcb_tests/test.sh", "--cases-dir", "rcb_tests/stdout/")
+
+
+def _public_cases(task: Task, level: str, prd: str) -> str:
+    """Where the public cases of ``task`` at ``level`` are, and where they go."""
+    if task.start_dir is not None and (task.start_dir / _PUBLIC_DIR).is_dir():
+        return f"they are in the workspace, in {_PUBLIC_DIR}"
+    records = [c for c in task.user_agent_data(level).hidden_constraints if c.constraint_id.startswith("TC_")]
+    shown = "expected_output" in prd
+    if not shown and not records and not task.tests.public:
+        return "this task has none; test.sh must still run the hidden tiers."
+    where = (
+        "the PRD shows them" + ("; ask the user for the files it leaves out" if records else "")
+        if shown
+        else "they are not in the workspace: ask the user for them (one file per feature)"
+    )
+    return f"{where}; put them in {_PUBLIC_DIR}<stem>.json to run them."
+
+
+def delivery_contract(task: Task, level: str) -> str:
+    """Return the delivery contract of ``task`` at ``level`` (stated once: shorter when the PRD states test.sh).
+
+    Args:
+        task: The task.
+        level: The level whose PRD the agent sees.
+    """
+    prd = task.prd(level)
+    template = DELIVERY_BY_PRD if all(mark in prd for mark in _PROTOCOL_MARKS) else DELIVERY
+    return template.format(public=_public_cases(task, level, prd))
 
 
 class RewardConfig(WeightedReward):
@@ -169,12 +227,9 @@ class BuildKind:
             box.copy_in(task.start_dir)
 
     def intro(self, task: Task, level: str, budget: int) -> str:
-        """The PRD of ``level``, then the tools and the budget; for ICAE-Bench imports, ICAE's delivery protocol."""
-        text = INTRO.format(prd=task.prd(level), language=task.language, budget=budget)
-        if not is_icae_import(task):
-            return text
-        public = "the PRD shows them" if level in ("L3", "ground") else "ask the user for them"
-        return text + ICAE_DELIVERY.format(public=public)
+        """The PRD of ``level``, the tools and the budget, then the delivery contract (:func:`delivery_contract`)."""
+        delivery = delivery_contract(task, level)
+        return INTRO.format(prd=task.prd(level), language=task.language, budget=budget, delivery=delivery)
 
     def evaluate(self, task: Task, level: str, snapshot: Path, transcript: Transcript, context: EvalContext) -> Score:
         """Score every tier of the delivery in fresh sandboxes; add the interaction metrics."""

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from icae_env.core import EvalContext, Score, Solution, Transcript, WeightedReward
 from icae_env.errors import ArgumentError
 from icae_env.revision.grading import grade, temp_evidence_dir
+from icae_env.revision.llm_judge import make_judge
 from icae_env.revision.models import RevisionTask
 from icae_env.revision.pack import is_revision_task, list_revision_tasks, load_revision_task
 from icae_env.revision.report import RevisionReport
@@ -97,7 +98,14 @@ class RevisionKind:
     Args:
         evidence_dir: Where evidence is kept (``<dir>/<task>-<episode>/``); None: a temporary directory removed
             by :meth:`close`.
-        judge: A :class:`~icae_env.revision.llm_judge.Judge` for ``judge`` checks (None: those stay ungraded).
+        judge: The judge of ``judge`` checks: None (they stay ungraded, and are reported so), a registered name
+            (``"llm"``) or a judge such as :class:`~icae_env.revision.llm_judge.Judge`.
+        judge_options: Keyword arguments of a judge given by name (``llm``: ``base_url``, ``model``, ``api_key``,
+            ``cache_path``, ``timeout``; unset endpoint options from ``OPENAI_*``).
+
+    Raises:
+        JudgeOptionError: for an option the judge does not take.
+        EndpointConfigError: for ``judge="llm"`` without a base URL or model.
 
     Attributes:
         last_report: The full report of the last evaluation (reasons, assertions, evidence paths).
@@ -108,9 +116,11 @@ class RevisionKind:
     reward_type: ClassVar[type[WeightedReward]] = RevisionRewardConfig
     score_type: ClassVar[type[Score]] = RevisionScore
 
-    def __init__(self, evidence_dir: str | Path | None = None, judge: Any = None) -> None:
+    def __init__(
+        self, evidence_dir: str | Path | None = None, judge: Any = None, judge_options: dict[str, Any] | None = None
+    ) -> None:
         self.evidence_dir = Path(evidence_dir) if evidence_dir is not None else None
-        self.judge = judge
+        self.judge = make_judge(judge, judge_options)
         self.last_report: RevisionReport | None = None
         self._temp_evidence: Path | None = None
 

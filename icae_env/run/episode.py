@@ -6,13 +6,17 @@ and the seed) and then asked for one action per observation. Only a policy that 
 ``reset(..., solution=...)``; no policy is ever given the task object or its hidden data.
 
 :func:`run_episode` never lets an infrastructure failure escape as an exception: the result carries the error
-text and traceback instead (re-raised when ``debug`` is set).
+text and traceback instead (re-raised when ``debug`` is set). An endpoint error of a model-backed policy
+(:class:`~icae_env.llm_http.LLMHttpError` from ``act``: the context is full, the server is gone after its retries)
+is not lost work: the episode ends truncated, the workspace is scored as it is, and the error is kept in
+``agent_error``.
 """
 
 from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -21,9 +25,10 @@ from pydantic import BaseModel, ConfigDict
 
 from icae_env.core import Score, Solution
 from icae_env.kinds import make_kind
+from icae_env.llm_http import LLMHttpError
 from icae_env.run.trajectory import TrajectoryWriter, trajectory_header
 
-__all__ = ["AnyPolicy", "EpisodeResult", "Policy", "PrivilegedPolicy", "run_episode", "score_of"]
+__all__ = ["AnyPolicy", "EpisodeResult", "Policy", "PrivilegedPolicy", "StepCallback", "run_episode", "score_of"]
 
 
 @runtime_checkable
@@ -60,6 +65,9 @@ class PrivilegedPolicy(Protocol):
 AnyPolicy = Policy | PrivilegedPolicy
 """What the run layer accepts: an honest or a privileged policy."""
 
+StepCallback = Callable[[int, Any, dict[str, Any]], None]
+"""Called after each step with the step number, the action taken and the step's info (progress lines)."""
+
 
 class EpisodeResult(BaseModel):
     """The outcome of one episode (all rates in 0..1; None when not scored or not applicable).
@@ -93,6 +101,8 @@ class EpisodeResult(BaseModel):
     truncated: bool = False
     error: str | None = None
     traceback: str | None = None
+    agent_error: str | None = None
+    """Why the policy stopped early without losing the episode (an endpoint error): it ended truncated and scored."""
 
 
 def score_of(block: dict[str, Any] | None) -> Score | None:
@@ -127,6 +137,7 @@ def run_episode(
     options: dict[str, Any] | None = None,
     trajectory: str | Path | None = None,
     debug: bool = False,
+    on_step: StepCallback | None = None,
 ) -> EpisodeResult:
     """Run one episode of ``policy`` in ``env`` through ``reset``/``step`` only.
 
@@ -137,6 +148,7 @@ def run_episode(
         options: Reset options (``task``, ``level``).
         trajectory: Where to append the JSONL trajectory (None: not recorded).
         debug: Re-raise infrastructure errors instead of recording them.
+        on_step: Called after each step (see :data:`StepCallback`).
 
     Returns:
         The :class:`EpisodeResult`.
@@ -153,12 +165,17 @@ def run_episode(
         terminated = truncated = False
         reward = 0.0
         while not (terminated or truncated):
-            action = policy.act(observation, info)
+            try:
+                action = policy.act(observation, info)
+            except LLMHttpError as exc:  # the model is gone, not the work: score the workspace as it is
+                return _stopped(env, policy.name, (task_name, level, seed, steps), started, exc)
             observation, raw_reward, terminated, truncated, info = env.step(action)
             reward = float(raw_reward)
             steps += 1
             if writer:
                 writer.write_step(steps, action, observation, reward, terminated, truncated, info)
+            if on_step is not None:
+                on_step(steps, action, info)
         score = score_of(info.get("score"))
         return EpisodeResult(
             agent=policy.name,
@@ -188,3 +205,24 @@ def run_episode(
     finally:
         if writer:
             writer.close()
+
+
+def _stopped(
+    env: gym.Env, agent: str, where: tuple[str, str, int | None, int], started: float, exc: LLMHttpError
+) -> EpisodeResult:
+    """The result of an episode whose policy raised an endpoint error: truncated, the workspace scored as it is."""
+    task, level, seed, steps = where
+    evaluate = getattr(env.unwrapped, "evaluate", None)
+    score: Score | None = evaluate() if callable(evaluate) else None
+    return EpisodeResult(
+        agent=agent,
+        task=task,
+        level=level,
+        seed=seed,
+        reward=score.reward if score is not None else 0.0,
+        steps=steps,
+        seconds=time.monotonic() - started,
+        truncated=True,
+        agent_error=f"{type(exc).__name__}: {exc}",
+        **_result_fields(score),
+    )

@@ -219,5 +219,5 @@ def infra_result(agent: str, job: EpisodeJob, exc: BaseException) -> EpisodeResu
 
     Its ``task`` is the task id (a pack's directory name), as in the results of the episodes that ran.
     """
-    error = INFRA_PREFIX + _one_line(exc, 500)
+    error = INFRA_PREFIX + _one_line(exc, 2000)
     return EpisodeResult(agent=agent, task=Path(job.task).name, level=job.level, seed=job.seed, error=error)

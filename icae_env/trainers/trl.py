@@ -59,6 +59,7 @@ __all__ = [
     "environment_factory",
     "task_dataset",
     "task_rows",
+    "tool_format_reward",
 ]
 
 #: The tool result once the episode has ended (the call does not reach the env).
@@ -86,10 +87,13 @@ class _EpisodeTools:
         reward: The episode return so far.
         done: Whether the episode has ended.
         auto_finished: Whether ``get_reward`` had to finish the episode.
+        tool_calls: The model's tool calls that reached an env, over every instance of the class in this process
+            (a class attribute; finishing actions of ``get_reward`` are not counted).
     """
 
     env_id: ClassVar[str]
     finish: ClassVar[dict[str, Any]]
+    tool_calls: ClassVar[int] = 0
 
     def __init__(self, **env_kwargs: Any) -> None:
         self.env = icae_env.make(self.env_id, **env_kwargs)
@@ -135,6 +139,8 @@ class _EpisodeTools:
         return self._call("ask", question=question)
 
     def _call(self, tool: str, **arguments: Any) -> str:
+        if not self.done:
+            type(self).tool_calls += 1
         return self._act({"tool": tool, **{k: v for k, v in arguments.items() if v is not None}})
 
     def _act(self, action: dict[str, Any]) -> str:
@@ -319,6 +325,34 @@ def task_dataset(*args: Any, **kwargs: Any) -> Any:
     """
     datasets = _require("datasets")
     return datasets.Dataset.from_list(task_rows(*args, **kwargs))
+
+
+def tool_format_reward(completions: list[Any], **kwargs: Any) -> list[float]:
+    """A reward function of its own column (pass it in ``reward_funcs``): the model's tool-call format.
+
+    Each completion (TRL's messages of one rollout) earns the share of its assistant messages that hold a tool call
+    whose every call TRL ran without an error (a known tool, arguments that fit); a completion without a message
+    earns 0. The env's reward stays in its own column (the adapter's class name).
+
+    Example:
+        >>> call = {"type": "function", "function": {"name": "ask", "arguments": {"question": "Which?"}}}
+        >>> good = [{"role": "assistant", "tool_calls": [call]}, {"role": "tool", "name": "ask", "content": "A."}]
+        >>> bad = [{"role": "assistant", "tool_calls": [call]}, {"role": "tool", "content": "{'error': 'no'}"}]
+        >>> tool_format_reward([good + [{"role": "assistant", "content": "Done."}], bad, []])
+        [0.5, 0.0, 0.0]
+    """
+    rewards = []
+    for messages in completions:
+        turns = good = 0
+        for index, message in enumerate(messages if isinstance(messages, list) else []):
+            if message.get("role") != "assistant":
+                continue
+            turns += 1
+            replies = itertools.takewhile(lambda m: m.get("role") == "tool", messages[index + 1 :])
+            failed = any(str(m.get("content", "")).startswith("{'error'") for m in replies)
+            good += bool(message.get("tool_calls")) and not failed
+        rewards.append(good / turns if turns else 0.0)
+    return rewards
 
 
 def close_all() -> int:

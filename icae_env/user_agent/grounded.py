@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from icae_env.core import InteractionStats, Turn
-from icae_env.errors import ArgumentError, ArgumentTypeError
+from icae_env.errors import ArgumentError, ArgumentTypeError, ConfigError
 from icae_env.registration import DEFAULT_ROUTER, ROUTERS, resolve, unknown
 from icae_env.tasks.models import Task, UserAgentData
 from icae_env.user_agent.base import Document, Match, Reply, Router
@@ -18,8 +19,13 @@ __all__ = [
     "GroundedUserAgent",
     "MemoRouter",
     "ROUTERS",
+    "ENV_ROUTER_DEFAULTS",
+    "RouterOptionError",
     "check_router",
+    "check_router_options",
+    "env_router_options",
     "make_router",
+    "router_failures",
     "documents_for",
     "interleave",
     "is_follow_up",
@@ -116,13 +122,74 @@ def check_router(name: Any) -> str:
     return str(name)
 
 
+#: Options every environment and the Oracle server give a router unless told otherwise: a failing ``llm`` endpoint
+#: gives the fallback reply (counted, see :func:`router_failures`) instead of raising out of ``step``.
+ENV_ROUTER_DEFAULTS: dict[str, dict[str, Any]] = {"llm": {"on_error": "fallback"}}
+
+
+class RouterOptionError(ConfigError):
+    """A router option the router does not take; the message names the router and the options it accepts."""
+
+
+def check_router_options(name: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Return ``options`` as a dict when router ``name`` takes every one of them as a keyword argument.
+
+    A router class may check their values too, with a static ``check_options(options)`` (the ``llm`` router
+    resolves its endpoint there, so a missing base URL fails before the first question).
+
+    Raises:
+        UnknownNameError: for an unknown router name.
+        RouterOptionError: for an option the router's constructor does not take (naming the accepted ones).
+        ArgumentTypeError: when ``options`` is not a mapping with string keys.
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
+        raise ArgumentTypeError(f"router_options must be a mapping of option names to values, got {options!r}")
+    router_class = resolve("router", check_router(name))
+    params = list(inspect.signature(router_class).parameters.values())[1:]  # after ``documents``
+    if not any(p.kind is p.VAR_KEYWORD for p in params):
+        accepted = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        unknown_keys = sorted(set(options) - set(accepted))
+        if unknown_keys:
+            raise RouterOptionError(
+                f"router {name!r} takes no option {', '.join(map(repr, unknown_keys))}; it accepts {accepted}"
+            )
+    check = getattr(router_class, "check_options", None)
+    if callable(check):
+        check(dict(options))
+    return dict(options)
+
+
+def env_router_options(name: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Return the checked ``options`` over :data:`ENV_ROUTER_DEFAULTS` of router ``name`` (what environments use).
+
+    Raises:
+        UnknownNameError: for an unknown router name.
+        RouterOptionError: for an option the router does not take.
+    """
+    return check_router_options(name, {**ENV_ROUTER_DEFAULTS.get(str(name), {}), **(options or {})})
+
+
+def router_failures(router: Any) -> int:
+    """Return how many questions ``router`` (or the router it wraps) answered with no match because it failed.
+
+    Routers that cannot fail count 0; the ``llm`` router counts its :attr:`fallbacks`.
+    """
+    while hasattr(router, "inner"):
+        router = router.inner
+    return int(getattr(router, "fallbacks", 0))
+
+
 def make_router(name: str, documents: tuple[Document, ...], **options: Any) -> Router:
-    """Build router ``name`` over ``documents``.
+    """Build router ``name`` over ``documents``, with ``options`` as its keyword arguments.
 
     Raises:
         UnknownNameError: for an unknown router name (a ``ValueError``, with a suggestion).
+        RouterOptionError: for an option the router does not take.
         DependencyNotInstalled: when the router's extra is missing.
     """
+    check_router_options(name, options)
     return resolve("router", check_router(name))(documents, **options)
 
 
@@ -142,18 +209,35 @@ class MemoRouter:
         self._memo: dict[str, tuple[Match, ...]] = {}
 
     def route(self, question: str) -> list[Match]:
-        """Return the inner router's matches for ``question``, computing them once."""
+        """Return the inner router's matches for ``question``, computing them once (a failed routing is not kept)."""
         hit = self._memo.get(question)
         if hit is None:
             if len(self._memo) >= self.max_entries:
                 self._memo.clear()
-            hit = self._memo[question] = tuple(self.inner.route(question))
+            failures = router_failures(self.inner)
+            hit = tuple(self.inner.route(question))
+            if router_failures(self.inner) == failures:
+                self._memo[question] = hit
         return list(hit)
 
 
-def user_agent_for(data: UserAgentData, budget: int, router: str, memo_size: int = 0) -> GroundedUserAgent:
-    """Build the grounded User Agent of one level, its router memoised when ``memo_size`` > 0."""
-    routing: Router = make_router(router, documents_for(data))
+def user_agent_for(
+    data: UserAgentData,
+    budget: int,
+    router: str,
+    memo_size: int = 0,
+    router_options: Mapping[str, Any] | None = None,
+) -> GroundedUserAgent:
+    """Build the grounded User Agent of one level, its router memoised when ``memo_size`` > 0.
+
+    Args:
+        data: The level's User Agent Data.
+        budget: Questions allowed.
+        router: A registered router name.
+        memo_size: Router answers remembered (0: none).
+        router_options: Keyword arguments of the router's constructor.
+    """
+    routing: Router = make_router(router, documents_for(data), **dict(router_options or {}))
     if memo_size:
         routing = MemoRouter(routing, memo_size)
     return GroundedUserAgent(data, budget=budget, router=routing)

@@ -45,7 +45,6 @@ def test_an_imported_task_states_the_delivery_protocol(mini_pack, tmp_path):
     finally:
         env.close()
     assert "the PRD shows them" in BuildKind().intro(task, "L3", 16)
-    assert "Delivery protocol" not in BuildKind().intro(load_task("builtin/unidiff"), "L1", 16)
 
 
 @pytest.mark.slow

@@ -67,6 +67,15 @@ FORMATS: dict[str, list[tuple[object, dict]]] = {
             },
             VIEW,
         ),
+        (  # small models write the call inside prose
+            'Sure! To run the script I will call {"name": "bash", "arguments": {"command": "ls && python3 greet.py '
+            'icae"}} and then read its output.',
+            RUN,
+        ),
+        (  # or in a fence without a language
+            'Next:\n```\n{"name": "ask", "arguments": {"question": "What should the summary line look like?"}}\n```',
+            ASK,
+        ),
     ],
     "Hermes": [
         (
@@ -84,6 +93,10 @@ FORMATS: dict[str, list[tuple[object, dict]]] = {
             "I need one detail first.\n<tool_call>\n" + '{"name": "ask", "arguments": {"question": '
             '"What should the summary line look like?"}}\n</tool_call>',
             ASK,
+        ),
+        (  # the stop token took the closing tag
+            '<tool_call>\n{"name": "view", "arguments": {"path": "greet.py", "range": [1, 3]}}\n',
+            VIEW,
         ),
     ],
     "Qwen3-Coder": [
@@ -279,6 +292,7 @@ FORMATS: dict[str, list[tuple[object, dict]]] = {
     "fenced block": [
         (f"Here is the script:\n```write_file path=greet.py\n{GREET}```\n", WRITE),
         ("Run it:\n\n```bash\nls && python3 greet.py icae\n```\n\nThe output will tell.", RUN),
+        ("In a terminal:\n```console\n$ ls && python3 greet.py icae\n```", RUN),
         (
             "Done, submitting:\n```json\n" + '{"name": "submit", "arguments": {}}' + "\n```",
             SUBMIT,

@@ -105,6 +105,8 @@ class OracleService:
     Args:
         data_root: An ICAE-Bench data root, or None for built-in tasks only.
         router: The router of every agent (a name from :data:`~icae_env.user_agent.grounded.ROUTERS`).
+        router_options: The router's constructor options (``llm``: ``base_url``, ``model``, ``api_key``, ...; unset
+            ones from ``OPENAI_*``; a failing endpoint gives the fallback reply, counted in :attr:`router_fallbacks`).
         default_budget: ``max_interactions`` when init gives none (>= 0).
         max_sessions: Sessions held in memory at most (>= 1); the store keeps them all.
         session_ttl_s: Idle seconds before a session is evicted from memory (> 0; ``math.inf`` never).
@@ -135,6 +137,7 @@ class OracleService:
         allow_keyless: bool = False,
         state_dir: Path | str | None = None,
         fsync: bool = False,
+        router_options: dict[str, Any] | None = None,
     ) -> None:
         self.default_budget = check_int("default_budget", default_budget, 0)
         self.max_sessions = check_int("max_sessions", max_sessions, 1)
@@ -143,7 +146,7 @@ class OracleService:
             raise ArgumentError(f"session_ttl_s must be a number > 0, got {session_ttl_s!r}")
         if not isinstance(key, str) or not key:
             raise ArgumentError(f"key must be a non-empty string, got {key!r}")
-        self.catalog = TaskCatalog(data_root, router)
+        self.catalog = TaskCatalog(data_root, router, router_options)
         self.session_ttl_s = float(session_ttl_s)
         self.key, self.allow_keyless = key, bool(allow_keyless)
         self.store: SessionStore = DirectoryStore(state_dir, fsync=fsync) if state_dir is not None else MemoryStore()
@@ -158,6 +161,11 @@ class OracleService:
     def router(self) -> str:
         """The router name."""
         return self.catalog.router
+
+    @property
+    def router_fallbacks(self) -> int:
+        """Questions whose routing failed (``llm`` endpoint errors, unusable replies) and got the fallback reply."""
+        return self.catalog.router_fallbacks
 
     @property
     def session_count(self) -> int:

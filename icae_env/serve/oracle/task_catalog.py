@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 from icae_env.errors import IcaeImportError
 from icae_env.icae_bench.load import load_icae_bench
@@ -23,7 +24,7 @@ from icae_env.registration import DEFAULT_ROUTER
 from icae_env.tasks import list_tasks, load_task
 from icae_env.tasks.models import UserAgentData
 from icae_env.user_agent.base import Match, Router
-from icae_env.user_agent.grounded import check_router, documents_for, make_router
+from icae_env.user_agent.grounded import check_router, documents_for, env_router_options, make_router, router_failures
 
 __all__ = ["SharedRouter", "TaskCatalog"]
 
@@ -51,14 +52,21 @@ class TaskCatalog:
     Args:
         data_root: An ICAE-Bench data root, or None for built-in tasks only.
         router: The router of every agent (a registered router name).
+        router_options: The router's constructor options, over
+            :data:`~icae_env.user_agent.grounded.ENV_ROUTER_DEFAULTS` (a failing ``llm`` endpoint falls back).
 
     Raises:
         UnknownNameError: for an unknown router.
+        RouterOptionError: for an option the router does not take.
+        EndpointConfigError: for the ``llm`` router without a base URL or model.
         IcaeImportError: when ``data_root`` is not an ICAE-Bench data root.
     """
 
-    def __init__(self, data_root: Path | None = None, router: str = DEFAULT_ROUTER) -> None:
+    def __init__(
+        self, data_root: Path | None = None, router: str = DEFAULT_ROUTER, router_options: dict[str, Any] | None = None
+    ) -> None:
         self.router = check_router(router)
+        self.router_options = env_router_options(self.router, router_options)
         if data_root is not None and not (Path(data_root) / "user_agent").is_dir():
             raise IcaeImportError(f"{data_root}: not an ICAE-Bench data root (no user_agent/ directory)")
         self.data_root = Path(data_root) if data_root is not None else None
@@ -71,6 +79,13 @@ class TaskCatalog:
         """Router indexes built so far (one per task and level asked about)."""
         with self._lock:
             return len(self._routers)
+
+    @property
+    def router_fallbacks(self) -> int:
+        """Questions whose routing failed (an ``llm`` endpoint's error or unusable reply) and got the fallback."""
+        with self._lock:
+            routers = list(self._routers.values())
+        return sum(router_failures(r) for r in routers)
 
     def resolve(self, task_id: str, level: str) -> tuple[str, UserAgentData] | None:
         """Return (canonical task id, level data), cached; None when no task of that level matches."""
@@ -89,7 +104,7 @@ class TaskCatalog:
         with self._lock:
             shared = self._routers.get((canonical, level))
         if shared is None:
-            built = SharedRouter(make_router(self.router, documents_for(data)))
+            built = SharedRouter(make_router(self.router, documents_for(data), **self.router_options))
             with self._lock:
                 shared = self._routers.setdefault((canonical, level), built)
         return shared
