@@ -185,6 +185,7 @@ def main() -> None:
 
     def evaluate(stage: str) -> None:
         results.update({f"{stage} {k}": coverage(model, tokenizer, v, args) for k, v in sets.items() if v})
+        print(f"[{time.monotonic() - started:.0f} s] {stage}: {results}", flush=True)  # partial figures as they come
 
     evaluate("untrained")
     results["sft_s_per_step"] = sft(model, tokenizer, demos, args)
